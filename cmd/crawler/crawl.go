@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/fetch"
+	"github.com/serverless-crawler/crawler/shared/pipeline"
+	"github.com/serverless-crawler/crawler/shared/urlnorm"
+)
+
+// regexpList is a repeatable flag of regular expressions.
+type regexpList []*regexp.Regexp
+
+func (l *regexpList) String() string {
+	var s []string
+	for _, re := range *l {
+		s = append(s, re.String())
+	}
+	return strings.Join(s, " ")
+}
+
+func (l *regexpList) Set(v string) error {
+	re, err := regexp.Compile(v)
+	if err != nil {
+		return err
+	}
+	*l = append(*l, re)
+	return nil
+}
+
+// crawlFlags are the flags of `crawler crawl` (and `crawler demo`).
+type crawlFlags struct {
+	data            string
+	maxDepth        int
+	maxPages        int
+	concurrency     int
+	delay           time.Duration
+	timeout         time.Duration
+	include         regexpList
+	exclude         regexpList
+	userAgent       string
+	recrawl         bool
+	maxURLsFromPage int
+	maxResourceSize int64
+	followNofollow  bool
+	tokens          bool
+	logLevel        string
+	quiet           bool
+}
+
+func (f *crawlFlags) register(fs *flag.FlagSet) {
+	d := fetch.DefaultConfig()
+	fs.StringVar(&f.data, "data", "crawl-data", "data `directory`: database, bodies and queues")
+	fs.IntVar(&f.maxDepth, "max-depth", -1, "do not fetch URLs more than `N` hops from a seed (a seed is hop 0; -1: no limit)")
+	fs.IntVar(&f.maxPages, "max-pages", 0, "fetch at most `N` URLs in this run (0: no limit)")
+	fs.IntVar(&f.concurrency, "concurrency", 4, "fetch up to `N` URLs at once (still one at a time per host)")
+	fs.DurationVar(&f.delay, "delay", d.Delay, "least time between two requests to one host (0: no delay, for local benchmarks)")
+	fs.DurationVar(&f.timeout, "timeout", d.Timeout, "per request: connect, headers and body")
+	fs.Var(&f.include, "include", "only crawl URLs matching this `regexp` (repeatable)")
+	fs.Var(&f.exclude, "exclude", "do not crawl URLs matching this `regexp` (repeatable)")
+	fs.StringVar(&f.userAgent, "user-agent", d.UserAgent, "User-Agent header")
+	fs.BoolVar(&f.recrawl, "recrawl", false, "make every known URL due now (seed 004 reenqueued), with conditional GET")
+	fs.IntVar(&f.maxURLsFromPage, "max-urls-from-page", 5000, "follow at most `N` links of one page (0: no limit)")
+	fs.Int64Var(&f.maxResourceSize, "max-resource-size", d.MaxResourceSize, "cut off bodies larger than this many `bytes`")
+	fs.BoolVar(&f.followNofollow, "follow-nofollow", false, `also follow links marked rel="nofollow"`)
+	fs.BoolVar(&f.tokens, "tokens", true, "fill token and token_statistics (experimental in seed 002)")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress display")
+}
+
+func (f *crawlFlags) check() error {
+	switch {
+	case f.concurrency < 1:
+		return usagef("--concurrency must be at least 1, got %d", f.concurrency)
+	case f.delay < 0:
+		return usagef("--delay must not be negative, got %v", f.delay)
+	case f.timeout <= 0:
+		return usagef("--timeout must be positive, got %v", f.timeout)
+	case f.maxPages < 0:
+		return usagef("--max-pages must not be negative, got %d", f.maxPages)
+	case f.maxResourceSize <= 0:
+		return usagef("--max-resource-size must be positive, got %d", f.maxResourceSize)
+	case strings.TrimSpace(f.userAgent) == "":
+		return usagef("--user-agent must not be empty")
+	case f.data == "":
+		return usagef("--data must name a directory")
+	}
+	return nil
+}
+
+func (f *crawlFlags) logger(w io.Writer) (*slog.Logger, error) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return nil, usagef("--log-level: %v", err)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl})), nil
+}
+
+func (f *crawlFlags) config(seeds []string, log *slog.Logger) pipeline.Config {
+	fc := fetch.DefaultConfig()
+	fc.UserAgent, fc.Delay, fc.Timeout, fc.MaxResourceSize = f.userAgent, f.delay, f.timeout, f.maxResourceSize
+	cfg := pipeline.Config{
+		Seeds: seeds, Concurrency: f.concurrency, MaxPages: f.maxPages, Recrawl: f.recrawl, Fetch: fc, Log: log,
+		Client: &http.Client{Transport: &http.Transport{
+			Proxy: nil, MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second, ResponseHeaderTimeout: f.timeout,
+		}},
+	}
+	cfg.Policy.MaxDepth, cfg.Policy.Include, cfg.Policy.Exclude = f.maxDepth, f.include, f.exclude
+	cfg.Parse.MaxURLsFromPage, cfg.Parse.FollowNofollow = f.maxURLsFromPage, f.followNofollow
+	cfg.Summarize.Tokens = f.tokens
+	return cfg
+}
+
+func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f crawlFlags
+	f.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: crawler crawl [flags] URL...")
+		fs.PrintDefaults()
+	}
+	seeds, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	if len(seeds) == 0 && !f.recrawl {
+		return usagef("no URL to crawl (give one or more, or --recrawl to crawl the data directory's URLs again)")
+	}
+	for _, s := range seeds {
+		if _, err := urlnorm.Normalize(s); err != nil {
+			return usagef("invalid URL %q: %v", s, err)
+		}
+	}
+	log, err := f.logger(stderr)
+	if err != nil {
+		return err
+	}
+	dd, err := pipeline.OpenDataDir(ctx, f.data)
+	if err != nil {
+		return usageError{err}
+	}
+	defer dd.Close()
+	cfg := f.config(seeds, log)
+	prog := newProgress(stderr, f.quiet)
+	cfg.Progress = prog.update
+	res, err := dd.Run(ctx, cfg)
+	prog.done()
+	printSummary(stdout, res)
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "crawler crawl: interrupted; run the same command again to continue")
+		return nil
+	}
+	return err
+}
+
+// printSummary prints pages by outcome, bytes, time and speed.
+func printSummary(w io.Writer, r pipeline.Result) {
+	secs := r.Elapsed.Seconds()
+	rate := 0.0
+	if secs > 0 {
+		rate = float64(r.Crawled) / secs
+	}
+	fmt.Fprintf(w, "crawled %d URLs, %s, in %s (%.1f pages/s)\n", r.Crawled, humanBytes(r.Bytes), r.Elapsed.Round(time.Millisecond), rate)
+	printCounts(w, "outcomes", r.Outcomes)
+	printCounts(w, "not fetched (all runs)", r.Filtered)
+	if r.StillDue {
+		fmt.Fprintln(w, "  URLs are still due (--max-pages reached): run again to continue")
+	}
+	if r.DeadLetters > 0 {
+		fmt.Fprintf(w, "  %d messages could not be handled (dead-letter queues in the database)\n", r.DeadLetters)
+	}
+}
+
+func printCounts(w io.Writer, title string, m map[crawl.ExitCode]int) {
+	if len(m) == 0 {
+		return
+	}
+	codes := make([]crawl.ExitCode, 0, len(m))
+	for c := range m {
+		codes = append(codes, c)
+	}
+	sort.Slice(codes, func(i, j int) bool { return codes[i] < codes[j] })
+	fmt.Fprintf(w, "  %s:\n", title)
+	for _, c := range codes {
+		fmt.Fprintf(w, "    %-20s %6d   (%s)\n", c.String(), m[c], c.Status())
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

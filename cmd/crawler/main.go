@@ -1,0 +1,105 @@
+// Command crawler crawls web sites on one machine (the embedded home:
+// SQLite, files and in-process queues), and reads what it found.
+//
+//	crawler crawl  [flags] URL...   crawl until nothing is due
+//	crawler status [flags] URL      a URL's state and latest generation, as JSON
+//	crawler search [flags] QUERY    the full-text index, best first
+//	crawler demo   [flags]          serve a demo site on loopback, crawl it, search it
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: crawler <command> [flags] [args]
+
+commands:
+  crawl   crawl the given URLs (and what they link to, within scope) until nothing is due
+  status  show what the crawl knows of a URL, as JSON
+  search  search the full-text index
+  demo    serve a small demo site on loopback, crawl it, and search it
+
+Run 'crawler <command> -h' for a command's flags.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// exitUsage is the exit status for bad flags, arguments or data directory.
+const exitUsage = 2
+
+// run runs one command and returns the process exit status.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "crawl":
+		err = cmdCrawl(ctx, args[1:], stdout, stderr)
+	case "status":
+		err = cmdStatus(ctx, args[1:], stdout, stderr)
+	case "search":
+		err = cmdSearch(ctx, args[1:], stdout, stderr)
+	case "demo":
+		err = cmdDemo(ctx, args[1:], stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "crawler: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	var ue usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "crawler %s: %v\n", args[0], err)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "crawler %s: %v\n", args[0], err)
+		return 1
+	}
+}
+
+// usageError is a problem with what the user asked for.
+type usageError struct{ error }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// parseInterspersed parses flags that may come before, between or after
+// the positional arguments, and returns the positional arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/sqlite"
+	"github.com/serverless-crawler/crawler/shared/urlnorm"
+)
+
+// openForReading opens a data directory's database without taking the
+// crawl lock, so status and search work while a crawl runs.
+func openForReading(ctx context.Context, dir string) (*sqlite.DB, error) {
+	path := filepath.Join(dir, "crawl.db")
+	if _, err := os.Stat(path); err != nil {
+		return nil, usagef("no crawl in %s (run 'crawler crawl --data %s URL' first)", dir, dir)
+	}
+	return sqlite.Open(ctx, path)
+}
+
+func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "crawl-data", "data `directory`")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: crawler status [flags] URL")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("give exactly one URL")
+	}
+	n, err := urlnorm.Normalize(pos[0])
+	if err != nil {
+		return usagef("invalid URL %q: %v", pos[0], err)
+	}
+	db, err := openForReading(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, err := db.Status(ctx, n.URL)
+	if errors.Is(err, crawl.ErrNotFound) {
+		return fmt.Errorf("%s is not known to the crawl in %s", n.URL, *data)
+	}
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(st)
+}
+
+func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("search", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "crawl-data", "data `directory`")
+	limit := fs.Int("limit", 10, "show at most `N` results")
+	asJSON := fs.Bool("json", false, "print results as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: crawler search [flags] QUERY...")
+		fs.PrintDefaults()
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	q := strings.TrimSpace(strings.Join(pos, " "))
+	if q == "" {
+		return usagef("give a query")
+	}
+	if *limit < 1 {
+		return usagef("--limit must be at least 1")
+	}
+	db, err := openForReading(ctx, *data)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	hits, err := db.Search(ctx, q, *limit)
+	if err != nil {
+		return err
+	}
+	return printHits(stdout, q, hits, *asJSON)
+}
+
+func printHits(w io.Writer, q string, hits []crawl.SearchHit, asJSON bool) error {
+	if asJSON {
+		if hits == nil {
+			hits = []crawl.SearchHit{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(hits)
+	}
+	if len(hits) == 0 {
+		fmt.Fprintf(w, "no results for %q\n", q)
+		return nil
+	}
+	for i, h := range hits {
+		title := h.Title
+		if title == "" {
+			title = "(no title)"
+		}
+		fmt.Fprintf(w, "%d. %s\n   %s\n   %s\n", i+1, title, h.URL, strings.ReplaceAll(h.Snippet, "\n", " "))
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+// Package blobfs is the embedded blob store: raw bodies and parsed
+// documents as files under a directory, written atomically.
+package blobfs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// Store keeps blobs under a directory; a key is a slash-separated path.
+type Store struct {
+	dir string
+}
+
+// New returns a store rooted at dir, creating it if needed.
+func New(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create blob dir %s: %w", dir, err)
+	}
+	return &Store{dir: dir}, nil
+}
+
+func (s *Store) path(key string) (string, error) {
+	if key == "" || strings.Contains(key, "..") || strings.HasPrefix(key, "/") {
+		return "", fmt.Errorf("invalid blob key %q", key)
+	}
+	return filepath.Join(s.dir, filepath.FromSlash(key)), nil
+}
+
+// Put stores data under key. Writing an existing key replaces it; since
+// keys are content hashes or crawl ids, a replacement is the same data.
+func (s *Store) Put(ctx context.Context, key string, data []byte) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("put blob %s: %w", key, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("put blob %s: %w", key, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("put blob %s: %w", key, err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("put blob %s: %w", key, err)
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("put blob %s: %w", key, err)
+	}
+	return nil
+}
+
+// Get returns the data stored under key, or crawl.ErrNotFound.
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("get blob %s: %w", key, crawl.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get blob %s: %w", key, err)
+	}
+	return b, nil
+}

@@ -1,0 +1,122 @@
+package crawl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// EnqueueVersion is the version of the enqueue event schema that this
+// code writes. Events without "v" are read as version 1.
+const EnqueueVersion = 1
+
+// EnqueueType says how an enqueued URL is treated (seed 004 enqueue-type).
+type EnqueueType string
+
+// The enqueue types.
+const (
+	// EnqueueNone applies every check: dedupe, URL limits, expiry.
+	EnqueueNone EnqueueType = "none"
+	// EnqueueForced skips dedupe and URL limits: crawl again now.
+	EnqueueForced EnqueueType = "forced"
+	// EnqueueReenqueued skips dedupe, limits and expiry: crawl again now.
+	EnqueueReenqueued EnqueueType = "reenqueued"
+	// EnqueueExport fetches the URL and returns it without changing any
+	// crawl state; the embedded pipeline does not support it yet.
+	EnqueueExport EnqueueType = "export"
+	// EnqueueStatus asks for the URL's current status; nothing is crawled.
+	EnqueueStatus EnqueueType = "status"
+)
+
+// EnqueueEvent asks the crawler to consider a URL: what users send to the
+// enqueue queue, and what the parser sends for every link it finds.
+type EnqueueEvent struct {
+	Version     int            `json:"v,omitempty"`
+	URL         string         `json:"url"`
+	Site        string         `json:"site,omitempty"`
+	Priority    int            `json:"priority,omitempty"`
+	Hops        int            `json:"hops,omitempty"`
+	MaxDepth    *int           `json:"max_depth,omitempty"`
+	EnqueueType EnqueueType    `json:"enqueue_type,omitempty"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
+
+	// Set by the crawler itself for discovered links and redirects.
+	Parent        string   `json:"parent,omitempty"`
+	NRedirs       int      `json:"n_redirs,omitempty"`
+	OrigURL       string   `json:"orig_url,omitempty"`
+	RedirectChain []string `json:"redirect_chain,omitempty"`
+	Seed          bool     `json:"seed,omitempty"`
+}
+
+// ParseEnqueueEvent reads an enqueue message body: a JSON object of the
+// schema above, or a bare URL (plain text or a JSON string). It returns
+// an error of KindInvalid saying what is wrong.
+func ParseEnqueueEvent(body []byte) (EnqueueEvent, error) {
+	const op = "parse enqueue event"
+	b := bytes.TrimSpace(body)
+	if len(b) == 0 {
+		return EnqueueEvent{}, E(op, KindInvalid, fmt.Errorf("empty message"))
+	}
+	var ev EnqueueEvent
+	switch b[0] {
+	case '{':
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&ev); err != nil {
+			return EnqueueEvent{}, E(op, KindInvalid, fmt.Errorf("not a valid enqueue event: %w", err))
+		}
+	case '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return EnqueueEvent{}, E(op, KindInvalid, fmt.Errorf("not a valid JSON string: %w", err))
+		}
+		ev.URL = s
+	default:
+		s := string(b)
+		if strings.ContainsAny(s, " \t\r\n") {
+			return EnqueueEvent{}, E(op, KindInvalid, fmt.Errorf("plain-text message must be a single URL, got %q", truncate(s, 80)))
+		}
+		ev.URL = s
+	}
+	if err := ev.Validate(); err != nil {
+		return EnqueueEvent{}, E(op, KindInvalid, err)
+	}
+	if ev.Version == 0 {
+		ev.Version = EnqueueVersion
+	}
+	if ev.EnqueueType == "" {
+		ev.EnqueueType = EnqueueNone
+	}
+	return ev, nil
+}
+
+// Validate checks the event's fields (not whether the URL can be crawled:
+// that is the scheduler's call, and a recorded outcome).
+func (ev EnqueueEvent) Validate() error {
+	if ev.Version > EnqueueVersion {
+		return fmt.Errorf("schema version %d is newer than this crawler understands (%d)", ev.Version, EnqueueVersion)
+	}
+	if strings.TrimSpace(ev.URL) == "" {
+		return fmt.Errorf(`"url" is required`)
+	}
+	if ev.Hops < 0 {
+		return fmt.Errorf(`"hops" must be >= 0, got %d`, ev.Hops)
+	}
+	if ev.MaxDepth != nil && *ev.MaxDepth < 0 {
+		return fmt.Errorf(`"max_depth" must be >= 0, got %d`, *ev.MaxDepth)
+	}
+	switch ev.EnqueueType {
+	case "", EnqueueNone, EnqueueForced, EnqueueReenqueued, EnqueueExport, EnqueueStatus:
+	default:
+		return fmt.Errorf(`"enqueue_type" must be one of none, forced, reenqueued, export, status; got %q`, ev.EnqueueType)
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

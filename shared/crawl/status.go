@@ -1,0 +1,65 @@
+package crawl
+
+// URLStatus is what `crawler status` reports for a URL: its candidate
+// state in seed 004's words and its latest entity generation.
+type URLStatus struct {
+	URL            string          `json:"url"`
+	State          string          `json:"state"`  // seed 004 state: pending, success, warning, error
+	Status         string          `json:"status"` // seed 004 status: complete, redir, ...
+	Frontier       CandidateState  `json:"frontier_state"`
+	ExitCode       *ExitCode       `json:"exit_code,omitempty"`
+	ExitName       string          `json:"exit_name,omitempty"`
+	LastCrawl      *int64          `json:"last_crawl_time_unix_utc,omitempty"`
+	LastContentful *int64          `json:"last_contentful_crawl_time_unix_utc,omitempty"`
+	ETag           *string         `json:"last_contentful_http_etag,omitempty"`
+	Hops           int             `json:"hops"`
+	NRedirs        int             `json:"n-redirs"`
+	OrigURL        string          `json:"orig-url,omitempty"`
+	Parent         string          `json:"parent,omitempty"`
+	ExactDuplicate bool            `json:"exact-duplicate,omitempty"`
+	Crawls         int             `json:"crawls"`
+	Message        *string         `json:"message,omitempty"`
+	Generation     *GenerationView `json:"generation,omitempty"`
+}
+
+// GenerationView is an entity generation with its description, for display.
+type GenerationView struct {
+	UUID            string  `json:"uuid"`
+	FirstSeen       int64   `json:"first_seen_unix_utc"`
+	LastSeen        int64   `json:"last_seen_unix_utc"`
+	ConfirmedEnd    *int64  `json:"confirmed_end_unix_utc,omitempty"`
+	MarkedDuplicate bool    `json:"marked_duplicate"`
+	DuplicateOf     string  `json:"duplicate_of,omitempty"`
+	Generations     int     `json:"generations"`
+	Title           *string `json:"title,omitempty"`
+	Headline        *string `json:"primary_headline,omitempty"`
+	Description     *string `json:"description,omitempty"`
+	Language        *string `json:"primary_language,omitempty"`
+	MIMEType        *string `json:"mimetype,omitempty"`
+	FileSize        *int64  `json:"file_size,omitempty"`
+	RedirectTo      *string `json:"redirect_to,omitempty"`
+	Links           int     `json:"links"`
+}
+
+// SearchHit is one result of a full-text search.
+type SearchHit struct {
+	URL     string  `json:"url"`
+	Title   string  `json:"title"`
+	Snippet string  `json:"snippet"`
+	Rank    float64 `json:"rank"`
+}
+
+// SeedState maps a status word to seed 004's state: pending while the URL
+// is in the pipeline, then success, warning or error.
+func SeedState(frontier CandidateState, status string) string {
+	switch {
+	case frontier == StateDue || frontier == StateQueued:
+		return "pending"
+	case status == StatusComplete || status == StatusUnchanged || status == StatusRedir:
+		return "success"
+	case status == StatusError:
+		return "error"
+	default:
+		return "warning"
+	}
+}

@@ -1,0 +1,167 @@
+package crawl
+
+// The seed 002 summary database, one type per table.
+
+// EntityGeneration is a span of time in which a URL showed one content:
+// first seen, last seen, and, once closed, the first_seen of its successor.
+type EntityGeneration struct {
+	ID              int64
+	UUID            string
+	URL             string
+	URLFragment     *string
+	FirstSeen       int64
+	LastSeen        int64
+	ConfirmedEnd    *int64 // nil: the generation is open
+	MarkedDuplicate bool
+	TextPileID      *int64
+}
+
+// Open reports whether the generation has not been closed.
+func (g EntityGeneration) Open() bool { return g.ConfirmedEnd == nil }
+
+// DuplicateSummary flags a generation as an exact duplicate of another.
+type DuplicateSummary struct {
+	SubjectGenerationID     int64
+	DuplicateOfGenerationID int64
+	StatusStart             int64
+	StatusEnd               *int64
+}
+
+// CrawlSummary is a crawl as seen from the summary database.
+type CrawlSummary struct {
+	ID                   int64
+	GenerationID         *int64 // nil: a failed crawl of a URL with no generation yet
+	WasRobotsTxtApproved bool
+	CrawlType            CrawlType
+	CrawlUUID            string
+	AgentUUID            string
+	TimeStarted          int64
+	ExitCode             ExitCode
+	RequestDurationMS    *int64
+}
+
+// HTTPSummary extends a CrawlSummary that got an HTTP response.
+type HTTPSummary struct {
+	CrawlSummaryID int64
+	StatusCode     int
+	ETag           *string
+}
+
+// FileSummary is a generation's file metadata.
+type FileSummary struct {
+	GenerationID int64
+	FileSize     *int64
+	MIMEType     *string
+	CanonicalURL *string
+}
+
+// RedirectSummary is a generation's redirect.
+type RedirectSummary struct {
+	GenerationID      int64
+	ToURL             string
+	InformationSource InformationSource
+	BySecurityPolicy  bool
+	ToURLFragment     *string
+}
+
+// LinkSummary is one link parsed from a generation's document.
+type LinkSummary struct {
+	ID               int64
+	GenerationID     int64
+	LinkToURL        string
+	LinkToFragment   *string
+	RelNofollow      bool
+	RelMe            bool
+	RelTag           bool
+	Location         Location
+	ContainsHeadline bool
+	DestinationType  *DestinationType
+	Locality         Locality
+	HTMLTagName      *string
+	Text             *string
+}
+
+// Location is a link's location signature: the HTML sectioning and
+// grouping elements it appears inside.
+type Location struct {
+	InHeader, InFooter, InAside, InNav, InForm, InMain, InArticle,
+	InSection, InTable, InFigure, InAddress, InCode, InHeadline, InList,
+	InParagraph bool
+}
+
+// DestinationType says what a link points at (link_summary.destination_type).
+// Never renumber: the values are stored.
+type DestinationType int
+
+// The link destination types.
+const (
+	DestPage       DestinationType = 1 // a document to read (<a>, <area>)
+	DestAlternate  DestinationType = 2 // <link rel=alternate>: a translation or another format
+	DestFeed       DestinationType = 3 // <link rel=alternate type=rss/atom>
+	DestCanonical  DestinationType = 4 // <link rel=canonical>
+	DestEmbed      DestinationType = 5 // <iframe>, <frame>: embedded document
+	DestStylesheet DestinationType = 6 // <link rel=stylesheet>
+	DestOther      DestinationType = 7 // any other <link rel>
+)
+
+// Locality says how far a link reaches (link_summary.link_locality).
+// Never renumber: the values are stored.
+type Locality int
+
+// The link localities.
+const (
+	LocalitySameDocument Locality = 1 // only a fragment of the same URL
+	LocalitySameHost     Locality = 2 // same scheme-less host name
+	LocalitySameSite     Locality = 3 // same registrable domain (eTLD+1)
+	LocalityExternal     Locality = 4 // anywhere else
+)
+
+// DocumentDescription is a generation's document metadata.
+type DocumentDescription struct {
+	GenerationID    int64
+	TimeCreated     *int64
+	TimeUpdated     *int64
+	PrimaryLanguage *string
+	Title           *string
+	PrimaryHeadline *string
+	Description     *string
+	Indexiness      int
+}
+
+// TextPile is a document's text split by kind, stored once per digest.
+type TextPile struct {
+	ID             int64
+	Digest         []byte // blake2b-512 over the fields, see TextPile.ComputeDigest
+	Text           string
+	SecondaryText  string
+	BigHeadlines   string
+	SmallHeadlines string
+	CodeText       string
+	QuoteText      string
+}
+
+// Token is a row of the token table.
+type Token struct {
+	ID   int64
+	Text string
+}
+
+// TokenStatistics says how often a token occurs in a text pile.
+type TokenStatistics struct {
+	TokenID     int64
+	TextPileID  int64
+	Occurrences int
+}
+
+// FullTextEntry is a row of the FTS5 full_text_entity_index.
+type FullTextEntry struct {
+	TextPileID     int64
+	Title          string
+	Description    *string
+	Text           string
+	SecondaryText  string
+	BigHeadlines   string
+	SmallHeadlines string
+	CodeText       string
+	QuoteText      string
+}

@@ -1,0 +1,35 @@
+package crawl
+
+// FetchTask asks the fetch stage to crawl a released candidate.
+type FetchTask struct {
+	URL       string    `json:"url"`
+	CrawlUUID string    `json:"crawl_uuid"`
+	CrawlType CrawlType `json:"crawl_type"`
+	Hops      int       `json:"hops"`
+	MaxDepth  *int      `json:"max_depth,omitempty"`
+}
+
+// ParseTask asks the parse stage to read a fetched HTML body.
+type ParseTask struct {
+	URL       string `json:"url"`
+	CrawlUUID string `json:"crawl_uuid"`
+	Hops      int    `json:"hops"`
+	MaxDepth  *int   `json:"max_depth,omitempty"`
+	BodyKey   string `json:"body_key"`
+	MIMEType  string `json:"mimetype"`
+	// ContentType is the raw Content-Type header, for its charset.
+	ContentType string `json:"content_type,omitempty"`
+	// ContentLanguage is the Content-Language header.
+	ContentLanguage string `json:"content_language,omitempty"`
+	// NoFollow and NoIndex come from the X-Robots-Tag header.
+	NoFollow bool `json:"nofollow,omitempty"`
+	NoIndex  bool `json:"noindex,omitempty"`
+}
+
+// SummarizeTask asks the summarize stage to fold a crawl into the
+// summary database. DocumentKey is "" when nothing was parsed.
+type SummarizeTask struct {
+	URL         string `json:"url"`
+	CrawlUUID   string `json:"crawl_uuid"`
+	DocumentKey string `json:"document_key,omitempty"`
+}

@@ -1,0 +1,201 @@
+// Package fetch is the fetch stage: it crawls one released candidate,
+// records the crawl (crawl_log, request, file, file_text, redirect),
+// stores the raw body, and hands the result on: HTML to the parse queue,
+// everything else to the summarize queue, redirect targets to the
+// enqueue queue.
+package fetch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/textenc"
+)
+
+// Store is what the fetch stage needs of the metadata store.
+type Store interface {
+	GetCandidate(ctx context.Context, url string) (crawl.Candidate, error)
+	RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error)
+	GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error)
+}
+
+// Blobs stores raw bodies.
+type Blobs interface {
+	Put(ctx context.Context, key string, data []byte) error
+}
+
+// Sender sends messages to one queue.
+type Sender interface {
+	Send(ctx context.Context, bodies ...[]byte) error
+}
+
+// Politeness spaces requests per host (see package politeness).
+type Politeness interface {
+	Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error)
+}
+
+// Config is the fetch stage's settings.
+type Config struct {
+	AgentUUID       string
+	UserAgent       string
+	Delay           time.Duration // least time between two request starts to a host
+	Timeout         time.Duration // per request: connect, headers and body
+	MaxResourceSize int64         // bodies over this are cut off (ExitTooLarge)
+	RecrawlPeriod   time.Duration // 0: crawled URLs are not due again by themselves
+	MaxRedirects    int           // redirect hops followed from one URL
+}
+
+// DefaultConfig returns the defaults named in the docs.
+func DefaultConfig() Config {
+	return Config{
+		UserAgent:       DefaultUserAgent,
+		Delay:           time.Second,
+		Timeout:         30 * time.Second,
+		MaxResourceSize: 10 << 20,
+		MaxRedirects:    10,
+	}
+}
+
+// DefaultUserAgent names the crawler and where to read about it.
+const DefaultUserAgent = "serverless-crawler/0.1 (+https://github.com/serverless-crawler/crawler)"
+
+// Queues are where the fetch stage sends its results.
+type Queues struct {
+	Enqueue, Parse, Summarize Sender
+}
+
+// Fetcher is the fetch stage.
+type Fetcher struct {
+	store  Store
+	blobs  Blobs
+	q      Queues
+	client *http.Client
+	polite Politeness
+	cfg    Config
+	log    *slog.Logger
+	now    func() time.Time
+	// OnCrawl, if set, is called with every crawl newly recorded.
+	OnCrawl func(crawl.Crawl)
+}
+
+// New returns a fetch stage. The client must not follow redirects (the
+// stage records each hop itself): New sets its CheckRedirect.
+func New(store Store, blobs Blobs, q Queues, client *http.Client, polite Politeness, cfg Config, log *slog.Logger) *Fetcher {
+	c := *client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Fetcher{store: store, blobs: blobs, q: q, client: &c, polite: polite, cfg: cfg, log: log, now: time.Now}
+}
+
+// Handle crawls the candidate of a fetch task. Handling the same task
+// twice fetches once: a recorded crawl is only handed on again.
+func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
+	if t.URL == "" || t.CrawlUUID == "" {
+		return crawl.E("fetch", crawl.KindInvalid, fmt.Errorf("fetch task needs url and crawl_uuid"))
+	}
+	if cr, err := f.store.GetCrawl(ctx, t.CrawlUUID); err == nil {
+		return f.forward(ctx, t, cr)
+	} else if !errors.Is(err, crawl.ErrNotFound) {
+		return fmt.Errorf("fetch %s: %w", t.URL, err)
+	}
+	c, err := f.store.GetCandidate(ctx, t.URL)
+	if err != nil {
+		return fmt.Errorf("fetch %s: %w", t.URL, err)
+	}
+	if c.State != crawl.StateQueued || c.CrawlUUID != t.CrawlUUID {
+		f.log.Debug("dropping stale fetch task", "url", t.URL, "crawl_uuid", t.CrawlUUID, "current", c.CrawlUUID)
+		return nil
+	}
+	cr, err := f.crawl(ctx, c, t)
+	if err != nil {
+		return crawl.E("fetch "+t.URL, crawl.KindTransient, err)
+	}
+	for attempt := 0; ; attempt++ {
+		next := f.afterCrawl(c, cr)
+		fresh, err := f.store.RecordCrawl(ctx, cr, &next)
+		if errors.Is(err, crawl.ErrConflict) && attempt < 4 {
+			if c, err = f.store.GetCandidate(ctx, t.URL); err != nil {
+				return fmt.Errorf("fetch %s: re-read candidate: %w", t.URL, err)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fresh && f.OnCrawl != nil {
+			f.OnCrawl(cr)
+		}
+		break
+	}
+	return f.forward(ctx, t, cr)
+}
+
+// afterCrawl returns the candidate as the crawl leaves it.
+func (f *Fetcher) afterCrawl(c crawl.Candidate, cr crawl.Crawl) crawl.Candidate {
+	code := cr.Log.ExitCode
+	at := cr.Log.TimeStarted
+	c.LastCrawlTime, c.LastCrawlExitCode = &at, &code
+	if code.Contentful() {
+		c.LastContentfulCrawlTime = &at
+		c.LastContentfulETag, c.LastContentfulModified = nil, nil
+		if n := len(cr.Requests); n > 0 {
+			c.LastContentfulETag = cr.Requests[n-1].HTTPETag
+			c.LastContentfulModified = cr.Requests[n-1].ServerLastModified
+		}
+	}
+	c.State = crawl.StateCrawled
+	if f.cfg.RecrawlPeriod > 0 {
+		c.State, c.DueAt, c.CrawlType = crawl.StateDue, at+int64(f.cfg.RecrawlPeriod/time.Second), crawl.CrawlRecrawl
+	}
+	return c
+}
+
+// forward hands a recorded crawl on to the next stages.
+func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, cr crawl.Crawl) error {
+	if r := cr.Redirect; r != nil && cr.Log.ExitCode == crawl.ExitRedirect {
+		c, err := f.store.GetCandidate(ctx, t.URL)
+		if err != nil {
+			return fmt.Errorf("forward redirect of %s: %w", t.URL, err)
+		}
+		orig := c.OrigURL
+		if orig == "" {
+			orig = c.URL
+		}
+		ev := crawl.EnqueueEvent{
+			URL: r.ToURL, Hops: t.Hops, MaxDepth: t.MaxDepth, Parent: t.URL, NRedirs: c.NRedirs + 1, OrigURL: orig,
+			RedirectChain: append(append([]string{}, c.RedirectChain...), c.URL),
+		}
+		if t.CrawlType == crawl.CrawlForced || t.CrawlType == crawl.CrawlReenqueued {
+			ev.EnqueueType = crawl.EnqueueReenqueued
+		}
+		if err := send(ctx, f.q.Enqueue, ev); err != nil {
+			return fmt.Errorf("enqueue redirect target of %s: %w", t.URL, err)
+		}
+	}
+	if file := cr.File; file != nil && cr.Log.ExitCode.Contentful() && textenc.IsHTML(file.MIMEType) {
+		pt := crawl.ParseTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Hops: t.Hops, MaxDepth: t.MaxDepth,
+			BodyKey: file.BodyKey, MIMEType: file.MIMEType, ContentType: file.ContentType, ContentLanguage: file.ContentLanguage}
+		pt.NoFollow, pt.NoIndex = RobotsTag(file.RobotsTag, f.cfg.UserAgent)
+		if err := send(ctx, f.q.Parse, pt); err != nil {
+			return fmt.Errorf("send parse task for %s: %w", t.URL, err)
+		}
+		return nil
+	}
+	if err := send(ctx, f.q.Summarize, crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID}); err != nil {
+		return fmt.Errorf("send summarize task for %s: %w", t.URL, err)
+	}
+	return nil
+}
+
+func send(ctx context.Context, s Sender, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.Send(ctx, b)
+}

@@ -1,0 +1,58 @@
+// Package politeness spaces requests to each host: one request in flight
+// per host, and at least a delay between the starts of two requests.
+package politeness
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Gate is the in-process politeness mechanism, for one crawler process.
+// The Lambda home keeps the same contract in DynamoDB, across invocations.
+type Gate struct {
+	mu    sync.Mutex
+	hosts map[string]*hostState
+	now   func() time.Time
+}
+
+type hostState struct {
+	slot      chan struct{} // one token: the right to send a request
+	nextStart time.Time
+}
+
+// NewGate returns an empty gate.
+func NewGate() *Gate { return &Gate{hosts: map[string]*hostState{}, now: time.Now} }
+
+// Wait blocks until a request to host may start: no other request to it
+// in flight, and at least delay since the last one started. The caller
+// must call done when its request has finished.
+func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error) {
+	g.mu.Lock()
+	h, ok := g.hosts[host]
+	if !ok {
+		h = &hostState{slot: make(chan struct{}, 1)}
+		g.hosts[host] = h
+	}
+	g.mu.Unlock()
+
+	select {
+	case h.slot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	// We hold the host's slot; nextStart is ours to read and write.
+	if wait := h.nextStart.Sub(g.now()); wait > 0 {
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			<-h.slot
+			return nil, ctx.Err()
+		}
+	}
+	h.nextStart = g.now().Add(delay)
+	var once sync.Once
+	return func() { once.Do(func() { <-h.slot }) }, nil
+}

@@ -1,0 +1,201 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+const candidateColumns = `u.url, c.last_crawl_time_unix_utc, c.last_crawl_exit_code,
+	c.last_contentful_crawl_time_unix_utc, c.last_contentful_http_etag,
+	f.host, f.state, f.hops, f.priority, f.due_unix_utc, f.crawl_type, f.crawl_uuid,
+	f.queued_unix_utc, f.last_contentful_modified_unix_utc, f.n_redirs, f.orig_url,
+	f.redirect_chain, f.discovered_unix_utc, f.parent_url, f.max_depth, f.version`
+
+const candidateFrom = ` FROM crawl_candidate c JOIN crawl_frontier f ON f.url_id=c.url_id JOIN url u ON u.url_id=c.url_id `
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanCandidate(s scanner) (crawl.Candidate, error) {
+	var c crawl.Candidate
+	var exit *int
+	var crawlUUID, origURL, chain, parent sql.NullString
+	var maxDepth sql.NullInt64
+	err := s.Scan(&c.URL, &c.LastCrawlTime, &exit, &c.LastContentfulCrawlTime, &c.LastContentfulETag,
+		&c.Host, &c.State, &c.Hops, &c.Priority, &c.DueAt, &c.CrawlType, &crawlUUID,
+		&c.QueuedAt, &c.LastContentfulModified, &c.NRedirs, &origURL,
+		&chain, &c.DiscoveredAt, &parent, &maxDepth, &c.Version)
+	if err != nil {
+		return c, err
+	}
+	if exit != nil {
+		e := crawl.ExitCode(*exit)
+		c.LastCrawlExitCode = &e
+	}
+	c.CrawlUUID, c.OrigURL, c.Parent = crawlUUID.String, origURL.String, parent.String
+	if maxDepth.Valid {
+		m := int(maxDepth.Int64)
+		c.MaxDepth = &m
+	}
+	if chain.Valid && chain.String != "" {
+		if err := json.Unmarshal([]byte(chain.String), &c.RedirectChain); err != nil {
+			return c, fmt.Errorf("decode redirect chain of %s: %w", c.URL, err)
+		}
+	}
+	return c, nil
+}
+
+// GetCandidate returns the candidate for a normalized URL, or
+// crawl.ErrNotFound.
+func (d *DB) GetCandidate(ctx context.Context, u string) (crawl.Candidate, error) {
+	c, err := scanCandidate(d.db.QueryRowContext(ctx, `SELECT `+candidateColumns+candidateFrom+`WHERE u.url=?`, u))
+	if notFound(err) {
+		return c, crawl.ErrNotFound
+	}
+	if err != nil {
+		return c, fmt.Errorf("get candidate %s: %w", u, err)
+	}
+	return c, nil
+}
+
+// PutCandidate writes c if the stored version is still c.Version (0: the
+// candidate must not exist yet), else returns crawl.ErrConflict. On
+// success c.Version+1 is the stored version.
+func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
+	return d.tx(ctx, func(tx *sql.Tx) error { return putCandidate(ctx, tx, c) })
+}
+
+func putCandidate(ctx context.Context, q queryer, c crawl.Candidate) error {
+	id, err := urlID(ctx, q, c.URL)
+	if err != nil {
+		return err
+	}
+	var chain *string
+	if len(c.RedirectChain) > 0 {
+		b, _ := json.Marshal(c.RedirectChain)
+		s := string(b)
+		chain = &s
+	}
+	var exit *int
+	if c.LastCrawlExitCode != nil {
+		e := int(*c.LastCrawlExitCode)
+		exit = &e
+	}
+	if c.Version == 0 {
+		if _, err := q.ExecContext(ctx, `INSERT INTO crawl_candidate(url_id, last_crawl_time_unix_utc, last_crawl_exit_code,
+			last_contentful_crawl_time_unix_utc, last_contentful_http_etag) VALUES(?,?,?,?,?)`,
+			id, c.LastCrawlTime, exit, c.LastContentfulCrawlTime, c.LastContentfulETag); err != nil {
+			if isUniqueViolation(err) {
+				return crawl.ErrConflict
+			}
+			return fmt.Errorf("insert candidate %s: %w", c.URL, err)
+		}
+		_, err := q.ExecContext(ctx, `INSERT INTO crawl_frontier(url_id, host, state, hops, priority, due_unix_utc,
+			crawl_type, crawl_uuid, queued_unix_utc, last_contentful_modified_unix_utc, n_redirs, orig_url,
+			redirect_chain, discovered_unix_utc, parent_url, max_depth, version) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)`,
+			id, c.Host, c.State, c.Hops, c.Priority, c.DueAt, c.CrawlType, nullStr(c.CrawlUUID), c.QueuedAt,
+			c.LastContentfulModified, c.NRedirs, nullStr(c.OrigURL), chain, c.DiscoveredAt, nullStr(c.Parent), c.MaxDepth)
+		if err != nil {
+			return fmt.Errorf("insert frontier %s: %w", c.URL, err)
+		}
+		return nil
+	}
+	res, err := q.ExecContext(ctx, `UPDATE crawl_frontier SET host=?, state=?, hops=?, priority=?, due_unix_utc=?,
+		crawl_type=?, crawl_uuid=?, queued_unix_utc=?, last_contentful_modified_unix_utc=?, n_redirs=?, orig_url=?,
+		redirect_chain=?, discovered_unix_utc=?, parent_url=?, max_depth=?, version=version+1
+		WHERE url_id=? AND version=?`,
+		c.Host, c.State, c.Hops, c.Priority, c.DueAt, c.CrawlType, nullStr(c.CrawlUUID), c.QueuedAt,
+		c.LastContentfulModified, c.NRedirs, nullStr(c.OrigURL), chain, c.DiscoveredAt, nullStr(c.Parent), c.MaxDepth,
+		id, c.Version)
+	if err != nil {
+		return fmt.Errorf("update frontier %s: %w", c.URL, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return crawl.ErrConflict
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE crawl_candidate SET last_crawl_time_unix_utc=?, last_crawl_exit_code=?,
+		last_contentful_crawl_time_unix_utc=?, last_contentful_http_etag=? WHERE url_id=?`,
+		c.LastCrawlTime, exit, c.LastContentfulCrawlTime, c.LastContentfulETag, id); err != nil {
+		return fmt.Errorf("update candidate %s: %w", c.URL, err)
+	}
+	return nil
+}
+
+func nullStr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// DueCandidates returns up to limit candidates due at or before now,
+// highest priority and earliest due first.
+func (d *DB) DueCandidates(ctx context.Context, now int64, limit int) ([]crawl.Candidate, error) {
+	return d.queryCandidates(ctx, `WHERE f.state='due' AND f.due_unix_utc<=? ORDER BY f.priority DESC, f.due_unix_utc, f.url_id LIMIT ?`, now, limit)
+}
+
+// StaleQueued returns up to limit candidates released to fetch at or
+// before the given time whose crawl has not been recorded: their fetch
+// message was lost, or is still on its way.
+func (d *DB) StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.Candidate, error) {
+	return d.queryCandidates(ctx, `WHERE f.state='queued' AND f.queued_unix_utc<=? ORDER BY f.queued_unix_utc LIMIT ?`, before, limit)
+}
+
+// NextDue returns the earliest due time of a candidate in state due, and
+// false when none is due at any time.
+func (d *DB) NextDue(ctx context.Context) (int64, bool, error) {
+	var t sql.NullInt64
+	if err := d.db.QueryRowContext(ctx, `SELECT MIN(due_unix_utc) FROM crawl_frontier WHERE state='due'`).Scan(&t); err != nil {
+		return 0, false, fmt.Errorf("next due: %w", err)
+	}
+	return t.Int64, t.Valid, nil
+}
+
+func (d *DB) queryCandidates(ctx context.Context, where string, args ...any) ([]crawl.Candidate, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT `+candidateColumns+candidateFrom+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("query candidates: %w", err)
+	}
+	defer rows.Close()
+	var out []crawl.Candidate
+	for rows.Next() {
+		c, err := scanCandidate(rows)
+		if err != nil {
+			return nil, fmt.Errorf("scan candidate: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// MarkAllDue makes every crawled or queued candidate due at now as the
+// given crawl type (`crawler crawl --recrawl`), and returns how many.
+func (d *DB) MarkAllDue(ctx context.Context, now int64, t crawl.CrawlType) (int, error) {
+	res, err := d.db.ExecContext(ctx, `UPDATE crawl_frontier SET state='due', due_unix_utc=?, crawl_type=?, version=version+1
+		WHERE state IN ('crawled','due')`, now, t)
+	if err != nil {
+		return 0, fmt.Errorf("mark all due: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
+// AddScopeHost puts a host in the crawl's scope.
+func (d *DB) AddScopeHost(ctx context.Context, host string) error {
+	if _, err := d.db.ExecContext(ctx, `INSERT INTO crawl_scope(host) VALUES(?) ON CONFLICT DO NOTHING`, host); err != nil {
+		return fmt.Errorf("add scope host %s: %w", host, err)
+	}
+	return nil
+}
+
+// InScope reports whether host is in the crawl's scope.
+func (d *DB) InScope(ctx context.Context, host string) (bool, error) {
+	var n int
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM crawl_scope WHERE host=?`, host).Scan(&n); err != nil {
+		return false, fmt.Errorf("scope of %s: %w", host, err)
+	}
+	return n > 0, nil
+}

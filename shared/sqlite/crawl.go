@@ -1,0 +1,197 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// RecordCrawl writes a crawl (crawl_log, its requests, file, file_text
+// and redirect) and the candidate's new state in one transaction. A crawl
+// whose crawl_uuid is already recorded is left as it is and RecordCrawl
+// returns false; a candidate changed since it was read is
+// crawl.ErrConflict and nothing is written.
+func (d *DB) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
+	fresh := true
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM crawl_log WHERE crawl_uuid=?`, cr.Log.CrawlUUID).Scan(&n); err != nil {
+			return fmt.Errorf("look up crawl %s: %w", cr.Log.CrawlUUID, err)
+		}
+		if n > 0 {
+			fresh = false
+			return nil
+		}
+		if c != nil {
+			if err := putCandidate(ctx, tx, *c); err != nil {
+				return err
+			}
+		}
+		return insertCrawl(ctx, tx, cr)
+	})
+	if err != nil {
+		return false, fmt.Errorf("record crawl %s of %s: %w", cr.Log.CrawlUUID, cr.Log.URL, err)
+	}
+	return fresh, nil
+}
+
+func insertCrawl(ctx context.Context, tx *sql.Tx, cr crawl.Crawl) error {
+	l := cr.Log
+	urlid, err := urlID(ctx, tx, l.URL)
+	if err != nil {
+		return err
+	}
+	var agentID int64
+	if err := tx.QueryRowContext(ctx, `SELECT agent_id FROM agent WHERE agent_uuid=?`, l.AgentUUID).Scan(&agentID); err != nil {
+		return fmt.Errorf("agent %s: %w", l.AgentUUID, err)
+	}
+	var logID int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO crawl_log(agent_id, url_id, crawl_type, crawl_uuid,
+		time_started_unix_utc, time_taken_ms, exit_code, message) VALUES(?,?,?,?,?,?,?,?) RETURNING crawl_log_id`,
+		agentID, urlid, l.CrawlType, l.CrawlUUID, l.TimeStarted, l.TimeTakenMS, l.ExitCode, l.Message).Scan(&logID); err != nil {
+		return fmt.Errorf("insert crawl_log: %w", err)
+	}
+	var lastReq *int64
+	for _, r := range cr.Requests {
+		rid, err := urlID(ctx, tx, r.URL)
+		if err != nil {
+			return err
+		}
+		var reqID int64
+		if err := tx.QueryRowContext(ctx, `INSERT INTO request(crawl_log_id, url_id, time_sent_unix_utc, request_duration_ms,
+			robotstxt_approved, exit_code, server_last_modified_unix_utc, http_status_code, http_etag)
+			VALUES(?,?,?,?,?,?,?,?,?) RETURNING request_id`,
+			logID, rid, r.TimeSent, r.DurationMS, b2i(r.RobotsTxtApproved), r.ExitCode, r.ServerLastModified,
+			r.HTTPStatusCode, r.HTTPETag).Scan(&reqID); err != nil {
+			return fmt.Errorf("insert request: %w", err)
+		}
+		lastReq = &reqID
+	}
+	if f := cr.File; f != nil {
+		fid, err := urlID(ctx, tx, f.URL)
+		if err != nil {
+			return err
+		}
+		mid, err := mimetypeID(ctx, tx, f.MIMEType)
+		if err != nil {
+			return err
+		}
+		canon, err := optURLID(ctx, tx, f.CanonicalURL)
+		if err != nil {
+			return err
+		}
+		var fileID int64
+		if err := tx.QueryRowContext(ctx, `INSERT INTO file(crawl_log_id, request_id, url_id, last_modified_unix_utc,
+			file_size, mimetype_id, canonical_url_id) VALUES(?,?,?,?,?,?,?) RETURNING file_id`,
+			logID, lastReq, fid, f.LastModified, f.FileSize, mid, canon).Scan(&fileID); err != nil {
+			return fmt.Errorf("insert file: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO file_body(file_id, body_key, charset, content_type,
+			content_language, x_robots_tag) VALUES(?,?,?,?,?,?)`,
+			fileID, f.BodyKey, nullStr(f.Charset), nullStr(f.ContentType), nullStr(f.ContentLanguage), nullStr(f.RobotsTag)); err != nil {
+			return fmt.Errorf("insert file_body: %w", err)
+		}
+		if cr.FileText != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO file_text(file_id, text) VALUES(?,?)`, fileID, *cr.FileText); err != nil {
+				return fmt.Errorf("insert file_text: %w", err)
+			}
+		}
+	}
+	if r := cr.Redirect; r != nil {
+		from, err := urlID(ctx, tx, r.URL)
+		if err != nil {
+			return err
+		}
+		to, err := urlID(ctx, tx, r.ToURL)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO redirect(crawl_log_id, request_id, url_id, last_modified_unix_utc,
+			to_url_id, information_source, is_permanent, by_security_policy) VALUES(?,?,?,?,?,?,?,?)`,
+			logID, lastReq, from, r.LastModified, to, r.InformationSource, b2i(r.IsPermanent), b2i(r.BySecurityPolicy)); err != nil {
+			return fmt.Errorf("insert redirect: %w", err)
+		}
+	}
+	return nil
+}
+
+// GetCrawl reads back a recorded crawl (without file_text), or
+// crawl.ErrNotFound.
+func (d *DB) GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error) {
+	var cr crawl.Crawl
+	var logID int64
+	err := d.db.QueryRowContext(ctx, `SELECT l.crawl_log_id, a.agent_uuid, u.url, l.crawl_type, l.crawl_uuid,
+		l.time_started_unix_utc, l.time_taken_ms, l.exit_code, l.message
+		FROM crawl_log l JOIN agent a ON a.agent_id=l.agent_id JOIN url u ON u.url_id=l.url_id WHERE l.crawl_uuid=?`, crawlUUID).
+		Scan(&logID, &cr.Log.AgentUUID, &cr.Log.URL, &cr.Log.CrawlType, &cr.Log.CrawlUUID, &cr.Log.TimeStarted,
+			&cr.Log.TimeTakenMS, &cr.Log.ExitCode, &cr.Log.Message)
+	if notFound(err) {
+		return cr, crawl.ErrNotFound
+	}
+	if err != nil {
+		return cr, fmt.Errorf("get crawl %s: %w", crawlUUID, err)
+	}
+	cr.Log.ID = logID
+	rows, err := d.db.QueryContext(ctx, `SELECT r.request_id, u.url, r.time_sent_unix_utc, r.request_duration_ms,
+		r.robotstxt_approved, r.exit_code, r.server_last_modified_unix_utc, r.http_status_code, r.http_etag
+		FROM request r JOIN url u ON u.url_id=r.url_id WHERE r.crawl_log_id=? ORDER BY r.request_id`, logID)
+	if err != nil {
+		return cr, fmt.Errorf("get requests of %s: %w", crawlUUID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r crawl.Request
+		if err := rows.Scan(&r.ID, &r.URL, &r.TimeSent, &r.DurationMS, &r.RobotsTxtApproved, &r.ExitCode,
+			&r.ServerLastModified, &r.HTTPStatusCode, &r.HTTPETag); err != nil {
+			return cr, fmt.Errorf("scan request: %w", err)
+		}
+		cr.Requests = append(cr.Requests, r)
+	}
+	if err := rows.Err(); err != nil {
+		return cr, err
+	}
+	var f crawl.File
+	var charset, ctype, clang, robots sql.NullString
+	err = d.db.QueryRowContext(ctx, `SELECT f.file_id, u.url, f.last_modified_unix_utc, f.file_size, m.mimetype,
+		cu.url, b.body_key, b.charset, b.content_type, b.content_language, b.x_robots_tag
+		FROM file f JOIN url u ON u.url_id=f.url_id JOIN mimetype m ON m.mimetype_id=f.mimetype_id
+		LEFT JOIN url cu ON cu.url_id=f.canonical_url_id LEFT JOIN file_body b ON b.file_id=f.file_id
+		WHERE f.crawl_log_id=?`, logID).Scan(&f.ID, &f.URL, &f.LastModified, &f.FileSize, &f.MIMEType, &f.CanonicalURL,
+		&f.BodyKey, &charset, &ctype, &clang, &robots)
+	switch {
+	case err == nil:
+		f.Charset, f.ContentType, f.ContentLanguage, f.RobotsTag = charset.String, ctype.String, clang.String, robots.String
+		cr.File = &f
+	case !notFound(err):
+		return cr, fmt.Errorf("get file of %s: %w", crawlUUID, err)
+	}
+	var r crawl.Redirect
+	err = d.db.QueryRowContext(ctx, `SELECT r.redirect_id, u.url, r.last_modified_unix_utc, t.url, r.information_source,
+		r.is_permanent, r.by_security_policy FROM redirect r JOIN url u ON u.url_id=r.url_id JOIN url t ON t.url_id=r.to_url_id
+		WHERE r.crawl_log_id=?`, logID).Scan(&r.ID, &r.URL, &r.LastModified, &r.ToURL, &r.InformationSource,
+		&r.IsPermanent, &r.BySecurityPolicy)
+	switch {
+	case err == nil:
+		cr.Redirect = &r
+	case !notFound(err):
+		return cr, fmt.Errorf("get redirect of %s: %w", crawlUUID, err)
+	}
+	return cr, nil
+}
+
+// SetCanonicalURL sets file.canonical_url_id of a crawl's file.
+func (d *DB) SetCanonicalURL(ctx context.Context, crawlUUID, canonical string) error {
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		id, err := urlID(ctx, tx, canonical)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE file SET canonical_url_id=? WHERE crawl_log_id=
+			(SELECT crawl_log_id FROM crawl_log WHERE crawl_uuid=?)`, id, crawlUUID); err != nil {
+			return fmt.Errorf("set canonical URL of crawl %s: %w", crawlUUID, err)
+		}
+		return nil
+	})
+}

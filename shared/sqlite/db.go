@@ -1,0 +1,125 @@
+// Package sqlite is the embedded metadata store and queue: the seeds'
+// tables in one SQLite file, through the pure-Go modernc.org/sqlite
+// driver so every binary stays static.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strings"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+//go:embed schema.sql
+var schema string
+
+// DB is an open crawl database.
+type DB struct {
+	db *sql.DB
+}
+
+// Open opens (creating if needed) the database at path and brings its
+// schema up to date.
+func Open(ctx context.Context, path string) (*DB, error) {
+	dsn := "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer anyway, and a single
+	// connection makes every statement see the last committed write.
+	sdb.SetMaxOpenConns(1)
+	if _, err := sdb.ExecContext(ctx, schema); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("create schema in %s: %w", path, err)
+	}
+	return &DB{db: sdb}, nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// SQL returns the underlying handle, for read-only queries in tests and
+// reports.
+func (d *DB) SQL() *sql.DB { return d.db }
+
+// tx runs f in a transaction, committing if f returns nil.
+func (d *DB) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	t, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := f(t); err != nil {
+		t.Rollback()
+		return err
+	}
+	if err := t.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// urlID returns the id of u in the url table, adding it if needed.
+func urlID(ctx context.Context, q queryer, u string) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx,
+		`INSERT INTO url(url) VALUES(?) ON CONFLICT(url) DO UPDATE SET url=excluded.url RETURNING url_id`, u).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("url id of %s: %w", u, err)
+	}
+	return id, nil
+}
+
+// optURLID is urlID for an optional URL.
+func optURLID(ctx context.Context, q queryer, u *string) (*int64, error) {
+	if u == nil {
+		return nil, nil
+	}
+	id, err := urlID(ctx, q, *u)
+	if err != nil {
+		return nil, err
+	}
+	return &id, nil
+}
+
+// lookupURLID returns the id of u, or sql.ErrNoRows.
+func lookupURLID(ctx context.Context, q queryer, u string) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT url_id FROM url WHERE url=?`, u).Scan(&id)
+	return id, err
+}
+
+func mimetypeID(ctx context.Context, q queryer, m string) (int64, error) {
+	var id int64
+	err := q.QueryRowContext(ctx,
+		`INSERT INTO mimetype(mimetype) VALUES(?) ON CONFLICT(mimetype) DO UPDATE SET mimetype=excluded.mimetype RETURNING mimetype_id`, m).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("mimetype id of %s: %w", m, err)
+	}
+	return id, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// isUniqueViolation reports whether err is a UNIQUE constraint failure.
+func isUniqueViolation(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+func notFound(err error) bool { return errors.Is(err, sql.ErrNoRows) }

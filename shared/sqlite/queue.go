@@ -1,0 +1,137 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Message is a message received from a queue.
+type Message struct {
+	ID           string
+	Body         []byte
+	ReceiveCount int
+}
+
+// Send appends messages to a queue, in one transaction.
+func (d *DB) Send(ctx context.Context, queue string, bodies ...[]byte) error {
+	if len(bodies) == 0 {
+		return nil
+	}
+	now := time.Now().UnixMilli()
+	return d.tx(ctx, func(tx *sql.Tx) error {
+		for _, b := range bodies {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO queue_message(queue, body, visible_at_ms) VALUES(?,?,?)`, queue, b, now); err != nil {
+				return fmt.Errorf("send to %s: %w", queue, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Receive takes up to max visible messages from a queue, oldest first,
+// and hides them for the lease: one not deleted by then is received again.
+func (d *DB) Receive(ctx context.Context, queue string, max int, lease time.Duration) ([]Message, error) {
+	var out []Message
+	now := time.Now()
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `UPDATE queue_message SET visible_at_ms=?, receive_count=receive_count+1
+			WHERE message_id IN (SELECT message_id FROM queue_message WHERE queue=? AND visible_at_ms<=? ORDER BY message_id LIMIT ?)
+			RETURNING message_id, body, receive_count`, now.Add(lease).UnixMilli(), queue, now.UnixMilli(), max)
+		if err != nil {
+			return fmt.Errorf("receive from %s: %w", queue, err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			var m Message
+			if err := rows.Scan(&id, &m.Body, &m.ReceiveCount); err != nil {
+				return fmt.Errorf("scan message: %w", err)
+			}
+			m.ID = strconv.FormatInt(id, 10)
+			out = append(out, m)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// Delete removes a received message: it has been handled.
+func (d *DB) Delete(ctx context.Context, queue, id string) error {
+	if _, err := d.db.ExecContext(ctx, `DELETE FROM queue_message WHERE queue=? AND message_id=?`, queue, id); err != nil {
+		return fmt.Errorf("delete message %s from %s: %w", id, queue, err)
+	}
+	return nil
+}
+
+// Retry makes a received message visible again after delay.
+func (d *DB) Retry(ctx context.Context, queue, id string, delay time.Duration) error {
+	if _, err := d.db.ExecContext(ctx, `UPDATE queue_message SET visible_at_ms=? WHERE queue=? AND message_id=?`,
+		time.Now().Add(delay).UnixMilli(), queue, id); err != nil {
+		return fmt.Errorf("retry message %s of %s: %w", id, queue, err)
+	}
+	return nil
+}
+
+// DeadLetter moves a message to the queue's dead-letter queue
+// (queue + "-dlq") with the reason it could not be handled.
+func (d *DB) DeadLetter(ctx context.Context, queue, id, reason string) error {
+	if _, err := d.db.ExecContext(ctx, `UPDATE queue_message SET queue=?, reason=?, visible_at_ms=0 WHERE queue=? AND message_id=?`,
+		DeadLetterQueue(queue), reason, queue, id); err != nil {
+		return fmt.Errorf("dead-letter message %s of %s: %w", id, queue, err)
+	}
+	return nil
+}
+
+// DeadLetterQueue names a queue's dead-letter queue.
+func DeadLetterQueue(queue string) string { return queue + "-dlq" }
+
+// DeadLetters returns the bodies and reasons in a queue's dead-letter queue.
+func (d *DB) DeadLetters(ctx context.Context, queue string) ([][2]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT body, coalesce(reason,'') FROM queue_message WHERE queue=? ORDER BY message_id`, DeadLetterQueue(queue))
+	if err != nil {
+		return nil, fmt.Errorf("read dead letters of %s: %w", queue, err)
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var b []byte
+		var r string
+		if err := rows.Scan(&b, &r); err != nil {
+			return nil, err
+		}
+		out = append(out, [2]string{string(b), r})
+	}
+	return out, rows.Err()
+}
+
+// Pending counts the messages in the named queues, visible or leased.
+func (d *DB) Pending(ctx context.Context, queues ...string) (int, error) {
+	if len(queues) == 0 {
+		return 0, nil
+	}
+	args := make([]any, len(queues))
+	for i, q := range queues {
+		args[i] = q
+	}
+	var n int
+	q := `SELECT count(*) FROM queue_message WHERE queue IN (?` + strings.Repeat(",?", len(queues)-1) + `)`
+	if err := d.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count pending messages: %w", err)
+	}
+	return n, nil
+}
+
+// ReleaseLeases makes every leased message of the named queues visible
+// now: the process that held the leases is gone.
+func (d *DB) ReleaseLeases(ctx context.Context, queues ...string) error {
+	for _, q := range queues {
+		if _, err := d.db.ExecContext(ctx, `UPDATE queue_message SET visible_at_ms=0 WHERE queue=?`, q); err != nil {
+			return fmt.Errorf("release leases of %s: %w", q, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,161 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// Status returns what the crawl knows of a normalized URL, or
+// crawl.ErrNotFound.
+func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
+	c, err := d.GetCandidate(ctx, u)
+	if err != nil {
+		return crawl.URLStatus{}, err
+	}
+	s := crawl.URLStatus{
+		URL: c.URL, Frontier: c.State, ExitCode: c.LastCrawlExitCode, LastCrawl: c.LastCrawlTime,
+		LastContentful: c.LastContentfulCrawlTime, ETag: c.LastContentfulETag, Hops: c.Hops,
+		NRedirs: c.NRedirs, OrigURL: c.OrigURL, Parent: c.Parent, Status: crawl.StatusNone,
+	}
+	if c.LastCrawlExitCode != nil {
+		s.ExitName = c.LastCrawlExitCode.String()
+		s.Status = c.LastCrawlExitCode.Status()
+	}
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url=?`, u).Scan(&s.Crawls); err != nil {
+		return s, fmt.Errorf("count crawls of %s: %w", u, err)
+	}
+	if err := d.db.QueryRowContext(ctx, `SELECT l.message FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url=?
+		ORDER BY l.time_started_unix_utc DESC, l.crawl_log_id DESC LIMIT 1`, u).Scan(&s.Message); err != nil && !notFound(err) {
+		return s, fmt.Errorf("last message of %s: %w", u, err)
+	}
+	var g crawl.GenerationView
+	var genID int64
+	var dupOf sql.NullString
+	err = d.db.QueryRowContext(ctx, `SELECT g.entity_generation_id, g.entity_generation_uuid, g.first_seen_unix_utc,
+		g.last_seen_unix_utc, g.confirmed_end_unix_utc, g.marked_duplicate,
+		(SELECT du.url FROM duplicate_summary ds JOIN entity_generation dg ON dg.entity_generation_id=ds.duplicate_of_entity_generation_id
+		   JOIN url du ON du.url_id=dg.url_id WHERE ds.subject_entity_generation_id=g.entity_generation_id LIMIT 1),
+		(SELECT count(*) FROM entity_generation WHERE url_id=g.url_id),
+		dd.title, dd.primary_headline, dd.description, dd.primary_language, m.mimetype, fs.file_size, ru.url,
+		(SELECT count(*) FROM link_summary WHERE entity_generation_id=g.entity_generation_id)
+		FROM entity_generation g JOIN url u ON u.url_id=g.url_id
+		LEFT JOIN document_description dd ON dd.entity_generation_id=g.entity_generation_id
+		LEFT JOIN file_summary fs ON fs.entity_generation_id=g.entity_generation_id
+		LEFT JOIN mimetype m ON m.mimetype_id=fs.mimetype_id
+		LEFT JOIN redirect_summary rs ON rs.entity_generation_id=g.entity_generation_id
+		LEFT JOIN url ru ON ru.url_id=rs.to_url_id
+		WHERE u.url=? ORDER BY g.first_seen_unix_utc DESC, g.entity_generation_id DESC LIMIT 1`, u).
+		Scan(&genID, &g.UUID, &g.FirstSeen, &g.LastSeen, &g.ConfirmedEnd, &g.MarkedDuplicate, &dupOf, &g.Generations,
+			&g.Title, &g.Headline, &g.Description, &g.Language, &g.MIMEType, &g.FileSize, &g.RedirectTo, &g.Links)
+	switch {
+	case err == nil:
+		g.DuplicateOf = dupOf.String
+		s.Generation = &g
+		if g.MarkedDuplicate && g.ConfirmedEnd == nil && c.LastCrawlExitCode != nil && c.LastCrawlExitCode.Contentful() {
+			s.ExactDuplicate = true
+			s.Status = crawl.StatusDuplicate
+		}
+	case !notFound(err):
+		return s, fmt.Errorf("latest generation of %s: %w", u, err)
+	}
+	s.State = crawl.SeedState(c.State, s.Status)
+	return s, nil
+}
+
+// Search runs a full-text query over the open, non-duplicate, indexable
+// generations, best first. Words are matched as given (each word quoted,
+// so punctuation cannot break the query); title ranks above headlines,
+// headlines above text.
+func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.SearchHit, error) {
+	q := ftsQuery(query)
+	if q == "" {
+		return nil, crawl.E("search", crawl.KindInvalid, fmt.Errorf("empty query"))
+	}
+	// bm25 weights in column order: text_pile_id, any, title, description,
+	// text, secondary_text, big_headlines, small_headlines, code_text, quote_text.
+	rows, err := d.db.QueryContext(ctx, `SELECT u.url, coalesce(dd.title, ''),
+		snippet(full_text_entity_index, 4, '[', ']', '…', 16),
+		bm25(full_text_entity_index, 0, 0, 10, 4, 1, 0.5, 5, 3, 1, 1) AS rank
+		FROM full_text_entity_index f
+		JOIN entity_generation g ON g.text_pile_id=f.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND g.marked_duplicate=0
+		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
+		JOIN url u ON u.url_id=g.url_id
+		LEFT JOIN document_description dd ON dd.entity_generation_id=g.entity_generation_id
+		WHERE full_text_entity_index MATCH ? ORDER BY rank, u.url LIMIT ?`, q, limit)
+	if err != nil {
+		return nil, fmt.Errorf("search %q: %w", query, err)
+	}
+	defer rows.Close()
+	var out []crawl.SearchHit
+	for rows.Next() {
+		var h crawl.SearchHit
+		if err := rows.Scan(&h.URL, &h.Title, &h.Snippet, &h.Rank); err != nil {
+			return nil, fmt.Errorf("scan hit: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// ftsQuery quotes each word of a user's query for FTS5 (all must match).
+func ftsQuery(s string) string {
+	var terms []string
+	for _, w := range strings.Fields(s) {
+		w = strings.ReplaceAll(w, `"`, `""`)
+		terms = append(terms, `"`+w+`"`)
+	}
+	return strings.Join(terms, " ")
+}
+
+// OutcomeCounts returns, for the crawls logged by the given agents (all
+// agents when none), how many ended in each exit code, with duplicates
+// found by the summarizer counted as such.
+func (d *DB) OutcomeCounts(ctx context.Context, agentUUIDs ...string) (map[crawl.ExitCode]int, error) {
+	where, args := "", []any{}
+	if len(agentUUIDs) > 0 {
+		where = ` WHERE l.agent_id IN (SELECT agent_id FROM agent WHERE agent_uuid IN (?` + strings.Repeat(",?", len(agentUUIDs)-1) + `))`
+		for _, a := range agentUUIDs {
+			args = append(args, a)
+		}
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT coalesce(s.exit_code, l.exit_code), count(*) FROM crawl_log l
+		LEFT JOIN crawl_summary s ON s.crawl_uuid=l.crawl_uuid`+where+` GROUP BY 1`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("count outcomes: %w", err)
+	}
+	defer rows.Close()
+	out := map[crawl.ExitCode]int{}
+	for rows.Next() {
+		var c crawl.ExitCode
+		var n int
+		if err := rows.Scan(&c, &n); err != nil {
+			return nil, err
+		}
+		out[c] = n
+	}
+	return out, rows.Err()
+}
+
+// FilteredCounts returns how many candidates were ruled out, by exit code.
+func (d *DB) FilteredCounts(ctx context.Context) (map[crawl.ExitCode]int, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT c.last_crawl_exit_code, count(*) FROM crawl_frontier f
+		JOIN crawl_candidate c ON c.url_id=f.url_id WHERE f.state='filtered' GROUP BY 1`)
+	if err != nil {
+		return nil, fmt.Errorf("count filtered: %w", err)
+	}
+	defer rows.Close()
+	out := map[crawl.ExitCode]int{}
+	for rows.Next() {
+		var c crawl.ExitCode
+		var n int
+		if err := rows.Scan(&c, &n); err != nil {
+			return nil, err
+		}
+		out[c] = n
+	}
+	return out, rows.Err()
+}

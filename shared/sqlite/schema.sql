@@ -1,0 +1,257 @@
+-- The seeds' tables, column for column (seed 000: crawler database, with
+-- the url and mimetype tables it refers to; seed 002: summary database),
+-- then the crawler's own extension tables, each named for what it holds.
+-- Times are Unix seconds, UTC. Booleans are 0/1.
+
+-- seed 000 -----------------------------------------------------------------
+CREATE TABLE IF NOT EXISTS url (
+  url_id INTEGER PRIMARY KEY,
+  url    TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS mimetype (
+  mimetype_id INTEGER PRIMARY KEY,
+  mimetype    TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS agent (
+  agent_id               INTEGER PRIMARY KEY,
+  time_started_unix_utc  INTEGER NOT NULL,
+  time_finished_unix_utc INTEGER,
+  agent_uuid             TEXT NOT NULL UNIQUE,
+  name                   TEXT NOT NULL,
+  http_user_agent        TEXT
+);
+CREATE TABLE IF NOT EXISTS crawl_log (
+  crawl_log_id          INTEGER PRIMARY KEY,
+  agent_id              INTEGER NOT NULL REFERENCES agent(agent_id),
+  url_id                INTEGER NOT NULL REFERENCES url(url_id),
+  crawl_type            INTEGER NOT NULL,
+  crawl_uuid            TEXT NOT NULL UNIQUE,
+  time_started_unix_utc INTEGER NOT NULL,
+  time_taken_ms         INTEGER NOT NULL,
+  exit_code             INTEGER NOT NULL,
+  message               TEXT
+);
+CREATE INDEX IF NOT EXISTS crawl_log_quickinfo ON crawl_log(url_id, time_started_unix_utc, exit_code);
+CREATE TABLE IF NOT EXISTS request (
+  request_id                    INTEGER PRIMARY KEY,
+  crawl_log_id                  INTEGER NOT NULL REFERENCES crawl_log(crawl_log_id),
+  url_id                        INTEGER NOT NULL REFERENCES url(url_id),
+  time_sent_unix_utc            INTEGER NOT NULL,
+  request_duration_ms           INTEGER,
+  robotstxt_approved            INTEGER NOT NULL,
+  exit_code                     INTEGER NOT NULL,
+  server_last_modified_unix_utc INTEGER,
+  http_status_code              INTEGER,
+  http_etag                     TEXT
+);
+CREATE INDEX IF NOT EXISTS request_by_crawl_log ON request(crawl_log_id);
+CREATE TABLE IF NOT EXISTS file (
+  file_id                INTEGER PRIMARY KEY,
+  crawl_log_id           INTEGER NOT NULL REFERENCES crawl_log(crawl_log_id),
+  request_id             INTEGER REFERENCES request(request_id),
+  url_id                 INTEGER NOT NULL REFERENCES url(url_id),
+  last_modified_unix_utc INTEGER,
+  file_size              INTEGER,
+  mimetype_id            INTEGER NOT NULL REFERENCES mimetype(mimetype_id),
+  canonical_url_id       INTEGER REFERENCES url(url_id)
+);
+CREATE INDEX IF NOT EXISTS file_by_crawl_log ON file(crawl_log_id);
+CREATE TABLE IF NOT EXISTS file_text (
+  file_id INTEGER PRIMARY KEY REFERENCES file(file_id),
+  text    TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS redirect (
+  redirect_id            INTEGER PRIMARY KEY,
+  crawl_log_id           INTEGER NOT NULL REFERENCES crawl_log(crawl_log_id),
+  request_id             INTEGER REFERENCES request(request_id),
+  url_id                 INTEGER NOT NULL REFERENCES url(url_id),
+  last_modified_unix_utc INTEGER,
+  to_url_id              INTEGER NOT NULL REFERENCES url(url_id),
+  information_source     INTEGER NOT NULL,
+  is_permanent           INTEGER NOT NULL,
+  by_security_policy     INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS redirect_by_crawl_log ON redirect(crawl_log_id);
+CREATE TABLE IF NOT EXISTS crawl_candidate (
+  url_id                              INTEGER PRIMARY KEY REFERENCES url(url_id),
+  last_crawl_time_unix_utc            INTEGER,
+  last_crawl_exit_code                INTEGER,
+  last_contentful_crawl_time_unix_utc INTEGER,
+  last_contentful_http_etag           TEXT
+);
+
+-- seed 002 -----------------------------------------------------------------
+CREATE TABLE IF NOT EXISTS text_pile (
+  text_pile_id      INTEGER PRIMARY KEY,
+  blake2b512_digest BLOB NOT NULL UNIQUE,
+  text              TEXT NOT NULL DEFAULT '',
+  secondary_text    TEXT NOT NULL DEFAULT '',
+  big_headlines     TEXT NOT NULL DEFAULT '',
+  small_headlines   TEXT NOT NULL DEFAULT '',
+  code_text         TEXT NOT NULL DEFAULT '',
+  quote_text        TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS entity_generation (
+  entity_generation_id   INTEGER PRIMARY KEY,
+  entity_generation_uuid TEXT NOT NULL,
+  url_id                 INTEGER NOT NULL REFERENCES url(url_id),
+  url_fragment           TEXT,
+  first_seen_unix_utc    INTEGER NOT NULL,
+  last_seen_unix_utc     INTEGER NOT NULL,
+  confirmed_end_unix_utc INTEGER,
+  marked_duplicate       INTEGER NOT NULL DEFAULT 0,
+  text_pile_id           INTEGER REFERENCES text_pile(text_pile_id),
+  CHECK (first_seen_unix_utc <= last_seen_unix_utc)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS entity_generation_by_uuid ON entity_generation(entity_generation_uuid);
+CREATE INDEX IF NOT EXISTS entity_generation_by_first_seen ON entity_generation(url_id, url_fragment, first_seen_unix_utc);
+CREATE INDEX IF NOT EXISTS entity_generation_by_text_pile ON entity_generation(text_pile_id, confirmed_end_unix_utc);
+CREATE INDEX IF NOT EXISTS entity_generation_by_active ON entity_generation(marked_duplicate, confirmed_end_unix_utc);
+CREATE TABLE IF NOT EXISTS duplicate_summary (
+  subject_entity_generation_id      INTEGER NOT NULL REFERENCES entity_generation(entity_generation_id),
+  duplicate_of_entity_generation_id INTEGER NOT NULL REFERENCES entity_generation(entity_generation_id),
+  duplicate_status_start_unix_utc   INTEGER NOT NULL,
+  duplicate_status_end_unix_utc     INTEGER
+);
+CREATE INDEX IF NOT EXISTS duplicate_summary_by_duplicate ON duplicate_summary(subject_entity_generation_id, duplicate_status_end_unix_utc);
+CREATE TABLE IF NOT EXISTS crawl_summary (
+  crawl_summary_id       INTEGER PRIMARY KEY,
+  entity_generation_id   INTEGER REFERENCES entity_generation(entity_generation_id),
+  was_robotstxt_approved INTEGER NOT NULL,
+  crawl_type             INTEGER NOT NULL,
+  crawl_uuid             TEXT NOT NULL,
+  agent_uuid             TEXT NOT NULL,
+  time_started_unix_utc  INTEGER NOT NULL,
+  exit_code              INTEGER NOT NULL,
+  request_duration_ms    INTEGER
+);
+CREATE UNIQUE INDEX IF NOT EXISTS crawl_summary_by_crawl_uuid ON crawl_summary(crawl_uuid);
+CREATE TABLE IF NOT EXISTS http_summary (
+  crawl_summary_id INTEGER PRIMARY KEY REFERENCES crawl_summary(crawl_summary_id),
+  status_code      INTEGER NOT NULL,
+  etag             TEXT
+);
+CREATE TABLE IF NOT EXISTS file_summary (
+  entity_generation_id INTEGER PRIMARY KEY REFERENCES entity_generation(entity_generation_id),
+  file_size            INTEGER,
+  mimetype_id          INTEGER REFERENCES mimetype(mimetype_id),
+  canonical_url_id     INTEGER REFERENCES url(url_id)
+);
+CREATE TABLE IF NOT EXISTS redirect_summary (
+  entity_generation_id INTEGER PRIMARY KEY REFERENCES entity_generation(entity_generation_id),
+  to_url_id            INTEGER NOT NULL REFERENCES url(url_id),
+  information_source   INTEGER NOT NULL,
+  by_security_policy   INTEGER NOT NULL DEFAULT 0,
+  to_url_fragment      TEXT
+);
+CREATE TABLE IF NOT EXISTS link_summary (
+  link_summary_id      INTEGER PRIMARY KEY,
+  entity_generation_id INTEGER NOT NULL REFERENCES entity_generation(entity_generation_id),
+  link_to_url          INTEGER NOT NULL REFERENCES url(url_id),
+  link_to_fragment     TEXT,
+  rel_nofollow         INTEGER NOT NULL,
+  rel_me               INTEGER NOT NULL,
+  rel_tag              INTEGER NOT NULL,
+  in_header            INTEGER NOT NULL,
+  in_footer            INTEGER NOT NULL,
+  in_aside             INTEGER NOT NULL,
+  in_nav               INTEGER NOT NULL,
+  in_form              INTEGER NOT NULL,
+  in_main              INTEGER NOT NULL,
+  in_article           INTEGER NOT NULL,
+  in_section           INTEGER NOT NULL,
+  in_table             INTEGER NOT NULL,
+  in_figure            INTEGER NOT NULL,
+  in_address           INTEGER NOT NULL,
+  in_code              INTEGER NOT NULL,
+  in_headline          INTEGER NOT NULL,
+  in_list              INTEGER NOT NULL,
+  in_paragraph         INTEGER NOT NULL,
+  contains_headline    INTEGER NOT NULL,
+  destination_type     INTEGER,
+  link_locality        INTEGER NOT NULL,
+  html_tag_name        TEXT,
+  text                 TEXT
+);
+CREATE INDEX IF NOT EXISTS link_summary_by_generation ON link_summary(entity_generation_id);
+CREATE TABLE IF NOT EXISTS document_description (
+  entity_generation_id  INTEGER PRIMARY KEY REFERENCES entity_generation(entity_generation_id),
+  time_created_unix_utc INTEGER,
+  time_updated_unix_utc INTEGER,
+  primary_language      TEXT,
+  title                 TEXT,
+  primary_headline      TEXT,
+  description           TEXT,
+  indexiness            INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS token (
+  token_id   INTEGER PRIMARY KEY,
+  token_text TEXT NOT NULL UNIQUE
+);
+-- "occurances" is the seed's spelling.
+CREATE TABLE IF NOT EXISTS token_statistics (
+  token_id     INTEGER NOT NULL REFERENCES token(token_id),
+  text_pile_id INTEGER NOT NULL REFERENCES text_pile(text_pile_id),
+  occurances   INTEGER NOT NULL,
+  UNIQUE (token_id, text_pile_id)
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS full_text_entity_index USING fts5(
+  text_pile_id UNINDEXED, any, title, description, text, secondary_text,
+  big_headlines, small_headlines, code_text, quote_text
+);
+
+-- extensions ----------------------------------------------------------------
+-- crawl_frontier: the scheduler's per-URL state beside crawl_candidate.
+CREATE TABLE IF NOT EXISTS crawl_frontier (
+  url_id                            INTEGER PRIMARY KEY REFERENCES crawl_candidate(url_id),
+  host                              TEXT NOT NULL,
+  state                             TEXT NOT NULL,
+  hops                              INTEGER NOT NULL,
+  priority                          INTEGER NOT NULL DEFAULT 0,
+  due_unix_utc                      INTEGER NOT NULL DEFAULT 0,
+  crawl_type                        INTEGER NOT NULL,
+  crawl_uuid                        TEXT,
+  queued_unix_utc                   INTEGER NOT NULL DEFAULT 0,
+  last_contentful_modified_unix_utc INTEGER,
+  n_redirs                          INTEGER NOT NULL DEFAULT 0,
+  orig_url                          TEXT,
+  redirect_chain                    TEXT,
+  discovered_unix_utc               INTEGER NOT NULL,
+  parent_url                        TEXT,
+  max_depth                         INTEGER,
+  version                           INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS crawl_frontier_due ON crawl_frontier(state, due_unix_utc, priority);
+-- crawl_scope: the hosts the crawl may fetch (the seeds' hosts).
+CREATE TABLE IF NOT EXISTS crawl_scope (
+  host TEXT PRIMARY KEY
+);
+-- file_body: where a file's raw body is in the blob store, and the
+-- response headers the parser reads.
+CREATE TABLE IF NOT EXISTS file_body (
+  file_id          INTEGER PRIMARY KEY REFERENCES file(file_id),
+  body_key         TEXT NOT NULL,
+  charset          TEXT,
+  content_type     TEXT,
+  content_language TEXT,
+  x_robots_tag     TEXT
+);
+-- generation_content: what a generation's content is identified by (text
+-- pile digest, body hash or redirect target) and whether it is noindex.
+CREATE TABLE IF NOT EXISTS generation_content (
+  entity_generation_id INTEGER PRIMARY KEY REFERENCES entity_generation(entity_generation_id),
+  content_key          TEXT NOT NULL,
+  body_key             TEXT,
+  noindex              INTEGER NOT NULL DEFAULT 0
+);
+-- queue_message: the embedded pipeline's durable queues (SQS semantics:
+-- a received message is invisible until deleted or its lease runs out).
+CREATE TABLE IF NOT EXISTS queue_message (
+  message_id    INTEGER PRIMARY KEY,
+  queue         TEXT NOT NULL,
+  body          BLOB NOT NULL,
+  visible_at_ms INTEGER NOT NULL,
+  receive_count INTEGER NOT NULL DEFAULT 0,
+  reason        TEXT
+);
+CREATE INDEX IF NOT EXISTS queue_message_visible ON queue_message(queue, visible_at_ms);

@@ -1,0 +1,292 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// OpenGeneration returns a URL's open generation, or crawl.ErrNotFound.
+func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration, error) {
+	var o crawl.OpenGeneration
+	g := &o.Generation
+	err := d.db.QueryRowContext(ctx, `SELECT g.entity_generation_id, g.entity_generation_uuid, u.url, g.url_fragment,
+		g.first_seen_unix_utc, g.last_seen_unix_utc, g.confirmed_end_unix_utc, g.marked_duplicate, g.text_pile_id,
+		coalesce(c.content_key,'')
+		FROM entity_generation g JOIN url u ON u.url_id=g.url_id LEFT JOIN generation_content c ON c.entity_generation_id=g.entity_generation_id
+		WHERE u.url=? AND g.url_fragment IS NULL AND g.confirmed_end_unix_utc IS NULL
+		ORDER BY g.first_seen_unix_utc DESC, g.entity_generation_id DESC LIMIT 1`, u).
+		Scan(&g.ID, &g.UUID, &g.URL, &g.URLFragment, &g.FirstSeen, &g.LastSeen, &g.ConfirmedEnd, &g.MarkedDuplicate,
+			&g.TextPileID, &o.ContentKey)
+	if notFound(err) {
+		return o, crawl.ErrNotFound
+	}
+	if err != nil {
+		return o, fmt.Errorf("open generation of %s: %w", u, err)
+	}
+	return o, nil
+}
+
+// FindOriginal returns the open, non-duplicate generation of another URL
+// whose text pile has the given digest: what a new generation with that
+// text would duplicate. It returns 0 when there is none.
+func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, error) {
+	var id int64
+	err := d.db.QueryRowContext(ctx, `SELECT g.entity_generation_id FROM text_pile p
+		JOIN entity_generation g ON g.text_pile_id=p.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND g.marked_duplicate=0
+		JOIN url u ON u.url_id=g.url_id
+		WHERE p.blake2b512_digest=? AND u.url<>? ORDER BY g.first_seen_unix_utc, g.entity_generation_id LIMIT 1`, digest, u).Scan(&id)
+	if notFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("find original of %s: %w", u, err)
+	}
+	return id, nil
+}
+
+// SummaryRecorded reports whether a crawl is already in the summary database.
+func (d *DB) SummaryRecorded(ctx context.Context, crawlUUID string) (bool, error) {
+	var n int
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM crawl_summary WHERE crawl_uuid=?`, crawlUUID).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up summary of %s: %w", crawlUUID, err)
+	}
+	return n > 0, nil
+}
+
+// ApplySummary applies a crawl's summary update in one transaction. It
+// returns false when the crawl was already summarized, and
+// crawl.ErrConflict when the URL's open generation is no longer
+// s.OpenID.
+func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, error) {
+	fresh := true
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM crawl_summary WHERE crawl_uuid=?`, s.Crawl.CrawlUUID).Scan(&n); err != nil {
+			return fmt.Errorf("look up summary: %w", err)
+		}
+		if n > 0 {
+			fresh = false
+			return nil
+		}
+		urlid, err := urlID(ctx, tx, s.URL)
+		if err != nil {
+			return err
+		}
+		var open int64
+		err = tx.QueryRowContext(ctx, `SELECT entity_generation_id FROM entity_generation WHERE url_id=? AND url_fragment IS NULL
+			AND confirmed_end_unix_utc IS NULL ORDER BY first_seen_unix_utc DESC, entity_generation_id DESC LIMIT 1`, urlid).Scan(&open)
+		if err != nil && !notFound(err) {
+			return fmt.Errorf("read open generation: %w", err)
+		}
+		if open != s.OpenID {
+			return crawl.ErrConflict
+		}
+		genID := nullID(open)
+		switch s.Action {
+		case crawl.GenerationExtend:
+			if _, err := tx.ExecContext(ctx, `UPDATE entity_generation SET last_seen_unix_utc=max(last_seen_unix_utc, ?)
+				WHERE entity_generation_id=?`, s.SeenAt, open); err != nil {
+				return fmt.Errorf("extend generation %d: %w", open, err)
+			}
+		case crawl.GenerationReplace:
+			if open != 0 {
+				if _, err := tx.ExecContext(ctx, `UPDATE entity_generation SET confirmed_end_unix_utc=?,
+					last_seen_unix_utc=min(last_seen_unix_utc, ?) WHERE entity_generation_id=?`, s.SeenAt, s.SeenAt, open); err != nil {
+					return fmt.Errorf("close generation %d: %w", open, err)
+				}
+				if _, err := tx.ExecContext(ctx, `UPDATE duplicate_summary SET duplicate_status_end_unix_utc=?
+					WHERE subject_entity_generation_id=? AND duplicate_status_end_unix_utc IS NULL`, s.SeenAt, open); err != nil {
+					return fmt.Errorf("end duplicate status of %d: %w", open, err)
+				}
+			}
+			id, err := insertGeneration(ctx, tx, urlid, s.New)
+			if err != nil {
+				return err
+			}
+			genID = &id
+		}
+		c := s.Crawl
+		var csID int64
+		if err := tx.QueryRowContext(ctx, `INSERT INTO crawl_summary(entity_generation_id, was_robotstxt_approved, crawl_type,
+			crawl_uuid, agent_uuid, time_started_unix_utc, exit_code, request_duration_ms) VALUES(?,?,?,?,?,?,?,?)
+			RETURNING crawl_summary_id`, genID, b2i(c.WasRobotsTxtApproved), c.CrawlType, c.CrawlUUID, c.AgentUUID,
+			c.TimeStarted, c.ExitCode, c.RequestDurationMS).Scan(&csID); err != nil {
+			return fmt.Errorf("insert crawl_summary: %w", err)
+		}
+		if h := s.HTTP; h != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO http_summary(crawl_summary_id, status_code, etag) VALUES(?,?,?)`,
+				csID, h.StatusCode, h.ETag); err != nil {
+				return fmt.Errorf("insert http_summary: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("apply summary of crawl %s of %s: %w", s.Crawl.CrawlUUID, s.URL, err)
+	}
+	return fresh, nil
+}
+
+func nullID(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
+}
+
+func insertGeneration(ctx context.Context, tx *sql.Tx, urlid int64, n *crawl.NewGeneration) (int64, error) {
+	if n == nil {
+		return 0, fmt.Errorf("replace without a new generation")
+	}
+	var pileID *int64
+	if n.TextPile != nil {
+		id, err := textPileID(ctx, tx, n)
+		if err != nil {
+			return 0, err
+		}
+		pileID = &id
+	}
+	g := n.Generation
+	var genID int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO entity_generation(entity_generation_uuid, url_id, url_fragment,
+		first_seen_unix_utc, last_seen_unix_utc, marked_duplicate, text_pile_id) VALUES(?,?,?,?,?,?,?) RETURNING entity_generation_id`,
+		g.UUID, urlid, g.URLFragment, g.FirstSeen, g.LastSeen, b2i(n.DuplicateOf != 0), pileID).Scan(&genID); err != nil {
+		return 0, fmt.Errorf("insert entity_generation: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO generation_content(entity_generation_id, content_key, body_key, noindex) VALUES(?,?,?,?)`,
+		genID, n.ContentKey, nullStr(n.BodyKey), b2i(n.NoIndex)); err != nil {
+		return 0, fmt.Errorf("insert generation_content: %w", err)
+	}
+	if n.DuplicateOf != 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO duplicate_summary(subject_entity_generation_id, duplicate_of_entity_generation_id,
+			duplicate_status_start_unix_utc) VALUES(?,?,?)`, genID, n.DuplicateOf, g.FirstSeen); err != nil {
+			return 0, fmt.Errorf("insert duplicate_summary: %w", err)
+		}
+	}
+	if f := n.File; f != nil {
+		var mid *int64
+		if f.MIMEType != nil {
+			id, err := mimetypeID(ctx, tx, *f.MIMEType)
+			if err != nil {
+				return 0, err
+			}
+			mid = &id
+		}
+		canon, err := optURLID(ctx, tx, f.CanonicalURL)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO file_summary(entity_generation_id, file_size, mimetype_id, canonical_url_id)
+			VALUES(?,?,?,?)`, genID, f.FileSize, mid, canon); err != nil {
+			return 0, fmt.Errorf("insert file_summary: %w", err)
+		}
+	}
+	if r := n.Redirect; r != nil {
+		to, err := urlID(ctx, tx, r.ToURL)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO redirect_summary(entity_generation_id, to_url_id, information_source,
+			by_security_policy, to_url_fragment) VALUES(?,?,?,?,?)`, genID, to, r.InformationSource, b2i(r.BySecurityPolicy),
+			r.ToURLFragment); err != nil {
+			return 0, fmt.Errorf("insert redirect_summary: %w", err)
+		}
+	}
+	if dd := n.Description; dd != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO document_description(entity_generation_id, time_created_unix_utc,
+			time_updated_unix_utc, primary_language, title, primary_headline, description, indexiness) VALUES(?,?,?,?,?,?,?,?)`,
+			genID, dd.TimeCreated, dd.TimeUpdated, dd.PrimaryLanguage, dd.Title, dd.PrimaryHeadline, dd.Description, dd.Indexiness); err != nil {
+			return 0, fmt.Errorf("insert document_description: %w", err)
+		}
+	}
+	if len(n.Links) > 0 {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO link_summary(entity_generation_id, link_to_url, link_to_fragment,
+			rel_nofollow, rel_me, rel_tag, in_header, in_footer, in_aside, in_nav, in_form, in_main, in_article, in_section,
+			in_table, in_figure, in_address, in_code, in_headline, in_list, in_paragraph, contains_headline, destination_type,
+			link_locality, html_tag_name, text) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return 0, fmt.Errorf("prepare link_summary: %w", err)
+		}
+		defer stmt.Close()
+		for _, l := range n.Links {
+			to, err := urlID(ctx, tx, l.LinkToURL)
+			if err != nil {
+				return 0, err
+			}
+			p := l.Location
+			if _, err := stmt.ExecContext(ctx, genID, to, l.LinkToFragment, b2i(l.RelNofollow), b2i(l.RelMe), b2i(l.RelTag),
+				b2i(p.InHeader), b2i(p.InFooter), b2i(p.InAside), b2i(p.InNav), b2i(p.InForm), b2i(p.InMain), b2i(p.InArticle),
+				b2i(p.InSection), b2i(p.InTable), b2i(p.InFigure), b2i(p.InAddress), b2i(p.InCode), b2i(p.InHeadline),
+				b2i(p.InList), b2i(p.InParagraph), b2i(l.ContainsHeadline), l.DestinationType, l.Locality, l.HTMLTagName,
+				l.Text); err != nil {
+				return 0, fmt.Errorf("insert link_summary: %w", err)
+			}
+		}
+	}
+	return genID, nil
+}
+
+// textPileID returns the id of the generation's text pile, storing the
+// pile, its tokens and its full-text row the first time its digest is seen.
+func textPileID(ctx context.Context, tx *sql.Tx, n *crawl.NewGeneration) (int64, error) {
+	p := n.TextPile
+	var id int64
+	err := tx.QueryRowContext(ctx, `SELECT text_pile_id FROM text_pile WHERE blake2b512_digest=?`, p.Digest).Scan(&id)
+	if err == nil {
+		return id, nil
+	}
+	if !notFound(err) {
+		return 0, fmt.Errorf("look up text pile: %w", err)
+	}
+	if err := tx.QueryRowContext(ctx, `INSERT INTO text_pile(blake2b512_digest, text, secondary_text, big_headlines,
+		small_headlines, code_text, quote_text) VALUES(?,?,?,?,?,?,?) RETURNING text_pile_id`, p.Digest, p.Text,
+		p.SecondaryText, p.BigHeadlines, p.SmallHeadlines, p.CodeText, p.QuoteText).Scan(&id); err != nil {
+		return 0, fmt.Errorf("insert text_pile: %w", err)
+	}
+	var title string
+	var desc *string
+	if dd := n.Description; dd != nil {
+		if dd.Title != nil {
+			title = *dd.Title
+		}
+		desc = dd.Description
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO full_text_entity_index(text_pile_id, any, title, description, text,
+		secondary_text, big_headlines, small_headlines, code_text, quote_text) VALUES(?,'any',?,?,?,?,?,?,?,?)`,
+		id, title, desc, p.Text, p.SecondaryText, p.BigHeadlines, p.SmallHeadlines, p.CodeText, p.QuoteText); err != nil {
+		return 0, fmt.Errorf("insert full_text_entity_index: %w", err)
+	}
+	if len(n.Tokens) > 0 {
+		if err := insertTokens(ctx, tx, id, n.Tokens); err != nil {
+			return 0, err
+		}
+	}
+	return id, nil
+}
+
+func insertTokens(ctx context.Context, tx *sql.Tx, pileID int64, tokens map[string]int) error {
+	tok, err := tx.PrepareContext(ctx, `INSERT INTO token(token_text) VALUES(?) ON CONFLICT(token_text)
+		DO UPDATE SET token_text=excluded.token_text RETURNING token_id`)
+	if err != nil {
+		return fmt.Errorf("prepare token: %w", err)
+	}
+	defer tok.Close()
+	stat, err := tx.PrepareContext(ctx, `INSERT INTO token_statistics(token_id, text_pile_id, occurances) VALUES(?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("prepare token_statistics: %w", err)
+	}
+	defer stat.Close()
+	for t, n := range tokens {
+		var id int64
+		if err := tok.QueryRowContext(ctx, t).Scan(&id); err != nil {
+			return fmt.Errorf("insert token %q: %w", t, err)
+		}
+		if _, err := stat.ExecContext(ctx, id, pileID, n); err != nil {
+			return fmt.Errorf("insert token_statistics: %w", err)
+		}
+	}
+	return nil
+}

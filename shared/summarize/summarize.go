@@ -1,0 +1,202 @@
+// Package summarize is the summarize stage: it folds each crawl into the
+// summary database of seed 002. A crawl whose content equals its URL's
+// open entity generation moves that generation's last_seen on; different
+// content closes it and opens a new one; a 304 moves last_seen on; a
+// failed crawl closes nothing. Exact duplicates of another URL's open
+// generation are marked as such.
+package summarize
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/google/uuid"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// Store is what the summarize stage needs of the metadata store.
+type Store interface {
+	GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error)
+	OpenGeneration(ctx context.Context, url string) (crawl.OpenGeneration, error)
+	FindOriginal(ctx context.Context, digest []byte, url string) (int64, error)
+	ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, error)
+}
+
+// Blobs is where parsed documents are read.
+type Blobs interface {
+	Get(ctx context.Context, key string) ([]byte, error)
+}
+
+// Config is the summarize stage's settings.
+type Config struct {
+	// Tokens, if true, fills token and token_statistics (seed 002 calls
+	// them experimental).
+	Tokens bool
+}
+
+// Summarizer is the summarize stage.
+type Summarizer struct {
+	store Store
+	blobs Blobs
+	cfg   Config
+	log   *slog.Logger
+}
+
+// New returns a summarize stage.
+func New(store Store, blobs Blobs, cfg Config, log *slog.Logger) *Summarizer {
+	return &Summarizer{store: store, blobs: blobs, cfg: cfg, log: log}
+}
+
+// Handle summarizes one crawl; a crawl already summarized is left alone.
+func (s *Summarizer) Handle(ctx context.Context, t crawl.SummarizeTask) error {
+	if t.CrawlUUID == "" {
+		return crawl.E("summarize", crawl.KindInvalid, fmt.Errorf("summarize task needs crawl_uuid"))
+	}
+	cr, err := s.store.GetCrawl(ctx, t.CrawlUUID)
+	if err != nil {
+		return fmt.Errorf("summarize %s: %w", t.URL, err)
+	}
+	var doc *crawl.Document
+	if t.DocumentKey != "" {
+		b, err := s.blobs.Get(ctx, t.DocumentKey)
+		if err != nil {
+			return fmt.Errorf("summarize %s: %w", t.URL, err)
+		}
+		doc = new(crawl.Document)
+		if err := json.Unmarshal(b, doc); err != nil {
+			return crawl.E("summarize "+t.URL, crawl.KindInvalid, fmt.Errorf("decode document: %w", err))
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		u, err := s.plan(ctx, cr, doc)
+		if err != nil {
+			return err
+		}
+		_, err = s.store.ApplySummary(ctx, u)
+		if errors.Is(err, crawl.ErrConflict) && attempt < 4 {
+			continue // another crawl of the URL was summarized meanwhile
+		}
+		return err
+	}
+}
+
+// plan decides what the crawl changes.
+func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Document) (crawl.SummaryUpdate, error) {
+	l := cr.Log
+	u := crawl.SummaryUpdate{
+		URL: l.URL, SeenAt: l.TimeStarted,
+		Crawl: crawl.CrawlSummary{
+			WasRobotsTxtApproved: l.ExitCode != crawl.ExitRobotsDisallowed, CrawlType: l.CrawlType,
+			CrawlUUID: l.CrawlUUID, AgentUUID: l.AgentUUID, TimeStarted: l.TimeStarted, ExitCode: l.ExitCode,
+		},
+	}
+	if n := len(cr.Requests); n > 0 {
+		last := cr.Requests[n-1]
+		u.Crawl.RequestDurationMS = last.DurationMS
+		u.Crawl.WasRobotsTxtApproved = last.RobotsTxtApproved
+		if last.HTTPStatusCode != nil {
+			u.HTTP = &crawl.HTTPSummary{StatusCode: *last.HTTPStatusCode, ETag: last.HTTPETag}
+		}
+	}
+	open, err := s.store.OpenGeneration(ctx, l.URL)
+	switch {
+	case errors.Is(err, crawl.ErrNotFound):
+	case err != nil:
+		return u, fmt.Errorf("summarize %s: %w", l.URL, err)
+	default:
+		u.OpenID = open.Generation.ID
+	}
+
+	switch code := l.ExitCode; {
+	case code == crawl.ExitUnchanged:
+		if u.OpenID != 0 {
+			u.Action = crawl.GenerationExtend
+			if open.Generation.MarkedDuplicate {
+				u.Crawl.ExitCode = crawl.ExitDuplicate
+			}
+		}
+	case code.Contentful() && cr.File != nil:
+		ng := s.fileGeneration(cr, doc)
+		if u.OpenID != 0 && open.ContentKey == ng.ContentKey {
+			u.Action = crawl.GenerationExtend
+			if open.Generation.MarkedDuplicate {
+				u.Crawl.ExitCode = crawl.ExitDuplicate
+			}
+			break
+		}
+		if ng.TextPile != nil && !ng.TextPile.Empty() {
+			orig, err := s.store.FindOriginal(ctx, ng.TextPile.Digest, l.URL)
+			if err != nil {
+				return u, fmt.Errorf("summarize %s: %w", l.URL, err)
+			}
+			if orig != 0 {
+				ng.DuplicateOf = orig
+				ng.Generation.MarkedDuplicate = true
+				u.Crawl.ExitCode = crawl.ExitDuplicate
+			}
+		}
+		u.Action, u.New = crawl.GenerationReplace, ng
+	case code == crawl.ExitRedirect && cr.Redirect != nil:
+		ng := &crawl.NewGeneration{
+			Generation: crawl.EntityGeneration{UUID: uuid.NewString(), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
+			ContentKey: "redirect:" + cr.Redirect.ToURL,
+			Redirect: &crawl.RedirectSummary{ToURL: cr.Redirect.ToURL, InformationSource: cr.Redirect.InformationSource,
+				BySecurityPolicy: cr.Redirect.BySecurityPolicy},
+		}
+		if u.OpenID != 0 && open.ContentKey == ng.ContentKey {
+			u.Action = crawl.GenerationExtend
+			break
+		}
+		u.Action, u.New = crawl.GenerationReplace, ng
+	}
+	return u, nil
+}
+
+// fileGeneration builds the generation a contentful crawl would open.
+// Its content is identified by the text pile's digest when the body was
+// parsed, else by the body's hash.
+func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document) *crawl.NewGeneration {
+	l, f := cr.Log, cr.File
+	mt := f.MIMEType
+	ng := &crawl.NewGeneration{
+		Generation: crawl.EntityGeneration{UUID: uuid.NewString(), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
+		ContentKey: "body:" + f.BodyKey,
+		BodyKey:    f.BodyKey,
+		File:       &crawl.FileSummary{FileSize: f.FileSize, MIMEType: &mt, CanonicalURL: f.CanonicalURL},
+	}
+	if doc == nil {
+		return ng
+	}
+	pile := doc.Text
+	if len(pile.Digest) == 0 {
+		pile.Digest = pile.ComputeDigest()
+	}
+	ng.TextPile = &pile
+	ng.ContentKey = "text:" + hex.EncodeToString(pile.Digest)
+	ng.NoIndex = doc.NoIndex
+	if doc.CanonicalURL != nil {
+		ng.File.CanonicalURL = doc.CanonicalURL
+	}
+	ng.Description = &crawl.DocumentDescription{
+		TimeCreated: doc.TimeCreated, TimeUpdated: doc.TimeUpdated, PrimaryLanguage: doc.Language,
+		Title: doc.Title, PrimaryHeadline: doc.Headline, Description: doc.Description, Indexiness: doc.Indexiness,
+	}
+	for _, k := range doc.Links {
+		tag := k.TagName
+		dt := k.DestinationType
+		ng.Links = append(ng.Links, crawl.LinkSummary{
+			LinkToURL: k.URL, LinkToFragment: k.Fragment, RelNofollow: k.RelNofollow, RelMe: k.RelMe, RelTag: k.RelTag,
+			Location: k.Location, ContainsHeadline: k.ContainsHeadline, DestinationType: &dt, Locality: k.Locality,
+			HTMLTagName: &tag, Text: k.Text,
+		})
+	}
+	if s.cfg.Tokens {
+		ng.Tokens = Tokens(pile)
+	}
+	return ng
+}

@@ -1,0 +1,70 @@
+// Package textenc finds a body's charset (header, BOM, <meta> or
+// sniffing, per the WHATWG encoding sniffing algorithm in
+// golang.org/x/net/html/charset) and converts it to UTF-8.
+package textenc
+
+import (
+	"fmt"
+	"mime"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html/charset"
+)
+
+// Decode returns body as UTF-8 text and the name of the charset it was
+// read as. contentType is the Content-Type header ("" if none).
+func Decode(body []byte, contentType string) (string, string, error) {
+	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	if name == "utf-8" {
+		b := body
+		if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+			b = b[3:]
+		}
+		if utf8.Valid(b) {
+			return string(b), name, nil
+		}
+		return strings.ToValidUTF8(string(b), "\uFFFD"), name, nil
+	}
+	out, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		return "", name, fmt.Errorf("decode %s: %w", name, err)
+	}
+	return string(out), name, nil
+}
+
+// IsText reports whether a MIME type holds text worth keeping as
+// file_text and parsing.
+func IsText(mimetype string) bool {
+	switch {
+	case strings.HasPrefix(mimetype, "text/"):
+		return true
+	case mimetype == "application/xhtml+xml", mimetype == "application/xml", mimetype == "application/json",
+		mimetype == "application/javascript", mimetype == "application/rss+xml", mimetype == "application/atom+xml",
+		strings.HasSuffix(mimetype, "+xml"), strings.HasSuffix(mimetype, "+json"):
+		return true
+	}
+	return false
+}
+
+// IsHTML reports whether a MIME type is an HTML document.
+func IsHTML(mimetype string) bool {
+	return mimetype == "text/html" || mimetype == "application/xhtml+xml"
+}
+
+// MediaType returns the lower-case media type of a Content-Type header,
+// or "" when there is none or it cannot be parsed.
+func MediaType(contentType string) string {
+	if contentType == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		// "text/html;;" and the like: take what is before the ';'.
+		mt = strings.TrimSpace(strings.SplitN(contentType, ";", 2)[0])
+	}
+	if !strings.Contains(mt, "/") {
+		return ""
+	}
+	return strings.ToLower(mt)
+}

@@ -1,0 +1,43 @@
+package textenc
+
+import "testing"
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name, ct string
+		body     []byte
+		want     string
+		charset  string
+	}{
+		{"utf8 header", "text/html; charset=utf-8", []byte("<p>héllo</p>"), "<p>héllo</p>", "utf-8"},
+		{"latin1 header", "text/html; charset=iso-8859-1", []byte("<p>h\xe9llo</p>"), "<p>héllo</p>", "windows-1252"},
+		{"bom", "text/html", []byte("\xef\xbb\xbf<p>x</p>"), "<p>x</p>", "utf-8"},
+		{"meta shift_jis", "text/html", append([]byte(`<meta charset="shift_jis"><p>`), 0x93, 0xfa, 0x96, 0x7b), `<meta charset="shift_jis"><p>日本`, "shift_jis"},
+		{"invalid utf8 replaced", "text/plain; charset=utf-8", []byte("a\xffb"), "a\uFFFDb", "utf-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, cs, err := Decode(tt.body, tt.ct)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want || cs != tt.charset {
+				t.Errorf("Decode = %q (%s), want %q (%s)", got, cs, tt.want, tt.charset)
+			}
+		})
+	}
+}
+
+func TestMediaType(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                         "",
+		"text/HTML; charset=UTF-8": "text/html",
+		"text/html;;":              "text/html",
+		"garbage":                  "",
+		"application/pdf":          "application/pdf",
+	} {
+		if got := MediaType(in); got != want {
+			t.Errorf("MediaType(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
