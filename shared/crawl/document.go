@@ -16,6 +16,9 @@ type Document struct {
 	NoFollow     bool     `json:"nofollow,omitempty"`
 	Text         TextPile `json:"text"`
 	Links        []Link   `json:"links,omitempty"`
+	// InvalidLinks are hrefs that are not valid URLs, kept so that the
+	// scheduler can record them (as invalid-url candidates).
+	InvalidLinks []string `json:"invalid_links,omitempty"`
 }
 
 // Link is one link found in a document, before it is tied to a generation.

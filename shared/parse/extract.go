@@ -2,6 +2,7 @@ package parse
 
 import (
 	"encoding/json"
+	"errors"
 	"net/url"
 	"strings"
 	"time"
@@ -54,21 +55,21 @@ type extractor struct {
 	base *url.URL // <base href> or the page URL
 	page *url.URL
 
-	fields     [6]strings.Builder // text, secondary, big, small, code, quote
-	title      string
-	ogTitle    string
-	siteName   string
-	h1s        []h1
-	desc       string
-	ogDesc     string
-	lang       string
-	published  string
-	modified   string
-	jsonLD     []string
-	baseSet    bool
-	canonical  string
-	linkTexts  []*linkBuilder
-	words      int
+	fields    [6]strings.Builder // text, secondary, big, small, code, quote
+	title     string
+	ogTitle   string
+	siteName  string
+	h1s       []h1
+	desc      string
+	ogDesc    string
+	lang      string
+	published string
+	modified  string
+	jsonLD    []string
+	baseSet   bool
+	canonical string
+	linkTexts []*linkBuilder
+	words     int
 }
 
 type h1 struct {
@@ -272,8 +273,12 @@ func (e *extractor) linkElement(n *html.Node, href string, st state) {
 // addLink records a link; it returns nil for one that is not an http(s) URL.
 func (e *extractor) addLink(n *html.Node, href string, dest crawl.DestinationType, st state) *linkBuilder {
 	r, err := urlnorm.Resolve(e.base, href)
+	if errors.Is(err, urlnorm.ErrUnsupportedScheme) {
+		return nil // mailto:, javascript:, tel:: not a crawl target
+	}
 	if err != nil {
-		return nil // mailto:, javascript:, tel:, or unparseable: not a crawl target
+		e.doc.InvalidLinks = append(e.doc.InvalidLinks, strings.TrimSpace(href))
+		return nil
 	}
 	rels := " " + strings.ToLower(attr(n, "rel")) + " "
 	l := crawl.Link{

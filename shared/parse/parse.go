@@ -128,6 +128,13 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 		}
 		bodies = append(bodies, b)
 	}
+	for _, raw := range doc.InvalidLinks {
+		b, err := json.Marshal(crawl.EnqueueEvent{URL: raw, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL})
+		if err != nil {
+			return err
+		}
+		bodies = append(bodies, b)
+	}
 	if err := p.enqueue.Send(ctx, bodies...); err != nil {
 		return fmt.Errorf("enqueue %d links of %s: %w", len(bodies), t.URL, err)
 	}

@@ -11,9 +11,10 @@ import (
 // Gate is the in-process politeness mechanism, for one crawler process.
 // The Lambda home keeps the same contract in DynamoDB, across invocations.
 type Gate struct {
-	mu    sync.Mutex
-	hosts map[string]*hostState
-	now   func() time.Time
+	mu      sync.Mutex
+	hosts   map[string]*hostState
+	now     func() time.Time
+	created time.Time
 }
 
 type hostState struct {
@@ -21,8 +22,12 @@ type hostState struct {
 	nextStart time.Time
 }
 
-// NewGate returns an empty gate.
-func NewGate() *Gate { return &Gate{hosts: map[string]*hostState{}, now: time.Now} }
+// NewGate returns an empty gate. It knows nothing of requests sent
+// before it was made (by a crawl that was killed and is now resumed), so
+// the first request to a host waits until one delay after its creation.
+func NewGate() *Gate {
+	return &Gate{hosts: map[string]*hostState{}, now: time.Now, created: time.Now()}
+}
 
 // Wait blocks until a request to host may start: no other request to it
 // in flight, and at least delay since the last one started. The caller
@@ -31,7 +36,7 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 	g.mu.Lock()
 	h, ok := g.hosts[host]
 	if !ok {
-		h = &hostState{slot: make(chan struct{}, 1)}
+		h = &hostState{slot: make(chan struct{}, 1), nextStart: g.created.Add(delay)}
 		g.hosts[host] = h
 	}
 	g.mu.Unlock()

@@ -48,6 +48,7 @@ func TestGateSpacesStartsAndSerializes(t *testing.T) {
 
 func TestGateHostsIndependent(t *testing.T) {
 	g := NewGate()
+	g.created = time.Now().Add(-2 * time.Hour)
 	doneA, err := g.Wait(context.Background(), "a.example", time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -70,5 +71,20 @@ func TestGateWaitHonoursContext(t *testing.T) {
 	defer cancel()
 	if _, err := g.Wait(ctx, "h", 0); err == nil {
 		t.Fatal("Wait succeeded while the host's slot was held")
+	}
+}
+
+func TestGateWaitsOneDelayAfterCreation(t *testing.T) {
+	// A resumed crawl does not know when the killed one last sent a
+	// request, so its first request to a host waits one delay.
+	g := NewGate()
+	const delay = 40 * time.Millisecond
+	done, err := g.Wait(context.Background(), "h", delay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done()
+	if since := time.Since(g.created); since < delay {
+		t.Errorf("first request started %v after the gate was made, want >= %v", since, delay)
 	}
 }

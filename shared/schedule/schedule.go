@@ -65,12 +65,12 @@ type Outcome string
 
 // The admission outcomes.
 const (
-	Admitted  Outcome = "admitted"  // a new candidate, due now
-	Requeued  Outcome = "requeued"  // a known candidate made due again (forced, reenqueued)
-	Deduped   Outcome = "deduped"   // already a candidate: nothing to do (seed 004 siphoned duplicate)
-	Filtered  Outcome = "filtered"  // recorded as a candidate that will not be crawled
-	Killed    Outcome = "killed"    // not a crawl target (unsupported scheme): not recorded
-	StatusAsk Outcome = "status"    // an enqueue_type status event: nothing changes
+	Admitted  Outcome = "admitted" // a new candidate, due now
+	Requeued  Outcome = "requeued" // a known candidate made due again (forced, reenqueued)
+	Deduped   Outcome = "deduped"  // already a candidate: nothing to do (seed 004 siphoned duplicate)
+	Filtered  Outcome = "filtered" // recorded as a candidate that will not be crawled
+	Killed    Outcome = "killed"   // not a crawl target (unsupported scheme): not recorded
+	StatusAsk Outcome = "status"   // an enqueue_type status event: nothing changes
 )
 
 // Admit takes one enqueue event. An event a user sent that cannot be

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/testsite"
+)
+
+// TestMain lets the test binary run as the crawler command, so tests can
+// start it as a real process (and SIGKILL it).
+func TestMain(m *testing.M) {
+	if os.Getenv("CRAWLER_AS_MAIN") == "1" {
+		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func crawlerCmd(args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "CRAWLER_AS_MAIN=1")
+	return cmd
+}
+
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(context.Background(), args, &o, &e)
+	return o.String(), e.String(), code
+}
+
+func TestUsageErrors(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, nil, 0o644)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "usage"},
+		{"unknown command", []string{"fly"}, "unknown command"},
+		{"no URL", []string{"crawl", "--data", t.TempDir()}, "no URL"},
+		{"bad URL", []string{"crawl", "--data", t.TempDir(), "not a url"}, "invalid URL"},
+		{"ftp URL", []string{"crawl", "--data", t.TempDir(), "ftp://example.org/"}, "invalid URL"},
+		{"bad flag", []string{"crawl", "--no-such-flag", "http://example.org/"}, "flag provided but not defined"},
+		{"bad duration", []string{"crawl", "--delay", "soon", "http://example.org/"}, "invalid value"},
+		{"bad regexp", []string{"crawl", "--include", "(", "http://example.org/"}, "invalid value"},
+		{"zero concurrency", []string{"crawl", "--concurrency", "0", "http://example.org/"}, "--concurrency"},
+		{"data is a file", []string{"crawl", "--data", file, "http://example.org/"}, "is a file"},
+		{"status of unknown dir", []string{"status", "--data", filepath.Join(t.TempDir(), "none"), "http://example.org/"}, "no crawl"},
+		{"search without query", []string{"search", "--data", t.TempDir()}, "give a query"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := runCLI(t, tt.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d (stderr %q)", code, exitUsage, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q does not say %q", stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestCrawlStatusSearch(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.Hang = 0
+	data := t.TempDir()
+	stdout, stderr, code := runCLI(t, "crawl", "--data", data, "--max-depth", "8", "--delay", "5ms", "--timeout", "2s", site.URL+"/")
+	if code != 0 {
+		t.Fatalf("crawl exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"crawled", "pages/s", "complete", "http-client-error", "out-of-scope"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+
+	stdout, stderr, code = runCLI(t, "status", "--data", data, site.URL+"/final.html")
+	if code != 0 {
+		t.Fatalf("status exit %d: %s", code, stderr)
+	}
+	var st crawl.URLStatus
+	if err := json.Unmarshal([]byte(stdout), &st); err != nil {
+		t.Fatalf("status is not JSON: %v\n%s", err, stdout)
+	}
+	if st.Status != crawl.StatusComplete || st.Generation == nil || st.NRedirs == 0 || st.OrigURL == "" {
+		t.Errorf("status of a redirect target: %+v", st)
+	}
+
+	stdout, _, code = runCLI(t, "search", "--data", data, "--json", "Unique", "text", "/team/alice.html")
+	var hits []crawl.SearchHit
+	if code != 0 || json.Unmarshal([]byte(stdout), &hits) != nil || len(hits) == 0 || hits[0].URL != site.URL+"/team/alice.html" {
+		t.Errorf("search: exit %d, %s", code, stdout)
+	}
+	stdout, _, _ = runCLI(t, "search", "--data", data, "zzzznothing")
+	if !strings.Contains(stdout, "no results") {
+		t.Errorf("search for nothing printed %q", stdout)
+	}
+}
+
+// TestKillAndResume kills a crawl with SIGKILL several times and runs it
+// to the end, then compares it with an uninterrupted crawl: the same
+// URLs, each crawled once.
+func TestKillAndResume(t *testing.T) {
+	args := func(data, url string) []string {
+		return []string{"crawl", "--data", data, "--max-depth", "8", "--delay", "40ms", "--timeout", "2s", "--quiet", url + "/"}
+	}
+
+	ref := testsite.New()
+	defer ref.Close()
+	ref.Hang = 0
+	refData := t.TempDir()
+	if out, err := crawlerCmd(args(refData, ref.URL)...).CombinedOutput(); err != nil {
+		t.Fatalf("reference crawl: %v\n%s", err, out)
+	}
+
+	site := testsite.New()
+	defer site.Close()
+	site.Hang = 0
+	data := t.TempDir()
+	kills := 0
+	for _, after := range []time.Duration{700 * time.Millisecond, 500 * time.Millisecond, 900 * time.Millisecond} {
+		cmd := crawlerCmd(args(data, site.URL)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+			continue // finished before the kill
+		case <-time.After(after):
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		<-done
+		kills++
+	}
+	if kills == 0 {
+		t.Fatal("the crawl always finished before it could be killed")
+	}
+	if out, err := crawlerCmd(args(data, site.URL)...).CombinedOutput(); err != nil {
+		t.Fatalf("resumed crawl: %v\n%s", err, out)
+	}
+
+	if got, want := crawledPaths(t, data, site.URL), crawledPaths(t, refData, ref.URL); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resumed crawl logged\n%s\nuninterrupted crawl logged\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// A request in flight at a SIGKILL never reached the database, so it
+	// is sent again on resume: at most one per kill (one host, one
+	// request in flight). Nothing else is requested twice.
+	twice := 0
+	for p, n := range site.Counts() {
+		if n > 1 {
+			twice += n - 1
+			t.Logf("%s requested %d times", p, n)
+		}
+	}
+	if twice > kills {
+		t.Errorf("%d repeated requests after %d kills; at most one per kill is expected", twice, kills)
+	}
+	if got, want := len(site.Counts()), len(ref.Counts()); got != want {
+		t.Errorf("resumed crawl requested %d distinct paths, uninterrupted %d", got, want)
+	}
+}
+
+// crawledPaths returns every crawl_log URL (site prefix removed), sorted,
+// with one entry per crawl, so a URL crawled twice shows twice.
+func crawledPaths(t *testing.T, data, prefix string) []string {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(data, "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT u.url FROM crawl_log l JOIN url u ON u.url_id=l.url_id ORDER BY u.url`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u string
+		rows.Scan(&u)
+		out = append(out, strings.TrimPrefix(u, prefix))
+	}
+	return out
+}
