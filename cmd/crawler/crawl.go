@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/fetch"
 	"github.com/serverless-crawler/crawler/shared/pipeline"
+	"github.com/serverless-crawler/crawler/shared/safedial"
 	"github.com/serverless-crawler/crawler/shared/urlnorm"
 )
 
@@ -57,6 +59,7 @@ type crawlFlags struct {
 	tokens          bool
 	logLevel        string
 	quiet           bool
+	allowPrivate    bool
 }
 
 func (f *crawlFlags) register(fs *flag.FlagSet) {
@@ -77,6 +80,7 @@ func (f *crawlFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.tokens, "tokens", true, "fill token and token_statistics (experimental in seed 002)")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress display")
+	fs.BoolVar(&f.allowPrivate, "allow-private", false, "let the fetcher reach loopback, private and link-local addresses (the seeds' hosts always may)")
 }
 
 func (f *crawlFlags) check() error {
@@ -107,13 +111,24 @@ func (f *crawlFlags) logger(w io.Writer) (*slog.Logger, error) {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl})), nil
 }
 
+// config builds the run's configuration. The HTTP client refuses
+// loopback, private and link-local addresses (SSRF) except for the
+// seeds' hosts, unless --allow-private.
 func (f *crawlFlags) config(seeds []string, log *slog.Logger) pipeline.Config {
 	fc := fetch.DefaultConfig()
 	fc.UserAgent, fc.Delay, fc.Timeout, fc.MaxResourceSize = f.userAgent, f.delay, f.timeout, f.maxResourceSize
+	dialer := safedial.New(f.timeout)
+	dialer.AllowPrivate = f.allowPrivate
+	for _, s := range seeds {
+		if u, err := url.Parse(s); err == nil {
+			dialer.Allow(u.Hostname())
+		}
+	}
 	cfg := pipeline.Config{
 		Seeds: seeds, Concurrency: f.concurrency, MaxPages: f.maxPages, Recrawl: f.recrawl, Fetch: fc, Log: log,
 		Client: &http.Client{Transport: &http.Transport{
-			Proxy: nil, MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second, ResponseHeaderTimeout: f.timeout,
+			Proxy: nil, DialContext: dialer.DialContext, MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second,
+			ResponseHeaderTimeout: f.timeout, TLSHandshakeTimeout: f.timeout, DisableCompression: true,
 		}},
 	}
 	cfg.Policy.MaxDepth, cfg.Policy.Include, cfg.Policy.Exclude = f.maxDepth, f.include, f.exclude
@@ -179,7 +194,7 @@ func printSummary(w io.Writer, r pipeline.Result) {
 	printCounts(w, "outcomes", r.Outcomes)
 	printCounts(w, "not fetched (all runs)", r.Filtered)
 	if r.StillDue {
-		fmt.Fprintln(w, "  URLs are still due (--max-pages reached): run again to continue")
+		fmt.Fprintln(w, "  URLs are still due (--max-pages reached, or a host's robots.txt was unavailable): run again to continue")
 	}
 	if r.DeadLetters > 0 {
 		fmt.Fprintf(w, "  %d messages could not be handled (dead-letter queues in the database)\n", r.DeadLetters)

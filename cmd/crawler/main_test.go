@@ -165,6 +165,13 @@ func TestKillAndResume(t *testing.T) {
 	// request in flight). Nothing else is requested twice.
 	twice := 0
 	for p, n := range site.Counts() {
+		if p == "/robots.txt" {
+			// The robots.txt cache lives in the process: each run fetches it once.
+			if n > kills+1 {
+				t.Errorf("robots.txt requested %d times in %d runs", n, kills+1)
+			}
+			continue
+		}
 		if n > 1 {
 			twice += n - 1
 			t.Logf("%s requested %d times", p, n)

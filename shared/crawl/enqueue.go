@@ -47,6 +47,9 @@ type EnqueueEvent struct {
 	OrigURL       string   `json:"orig_url,omitempty"`
 	RedirectChain []string `json:"redirect_chain,omitempty"`
 	Seed          bool     `json:"seed,omitempty"`
+	// Overflow marks a link past its page's MaxURLsFromPage: recorded as
+	// a candidate with the outcome too-many-urls, not crawled.
+	Overflow bool `json:"overflow,omitempty"`
 }
 
 // ParseEnqueueEvent reads an enqueue message body: a JSON object of the

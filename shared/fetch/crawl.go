@@ -2,59 +2,105 @@ package fetch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/robots"
+	"github.com/serverless-crawler/crawler/shared/safedial"
 	"github.com/serverless-crawler/crawler/shared/textenc"
 	"github.com/serverless-crawler/crawler/shared/urlnorm"
 )
 
+// outcome is a crawl to record and what follows from it.
+type outcome struct {
+	cr      crawl.Crawl
+	retryAt time.Time // robots.txt unavailable: crawl again then
+}
+
 // crawl fetches one candidate and returns the crawl to record. Its error
 // is only for failures that are not an outcome of the URL (the process
 // is shutting down, the blob store failed): the task is then retried.
-func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTask) (crawl.Crawl, error) {
+func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTask) (outcome, error) {
 	start := f.now()
-	cr := crawl.Crawl{Log: crawl.CrawlLog{
+	out := outcome{cr: crawl.Crawl{Log: crawl.CrawlLog{
 		AgentUUID: f.cfg.AgentUUID, URL: c.URL, CrawlType: t.CrawlType, CrawlUUID: t.CrawlUUID, TimeStarted: start.Unix(),
-	}}
-	finish := func(code crawl.ExitCode, msg string) (crawl.Crawl, error) {
+	}}}
+	cr := &out.cr
+	finish := func(code crawl.ExitCode, msg string) (outcome, error) {
 		cr.Log.ExitCode = code
 		cr.Log.TimeTakenMS = f.now().Sub(start).Milliseconds()
 		if msg != "" {
 			cr.Log.Message = &msg
 		}
-		return cr, nil
+		return out, nil
 	}
 	if f.cfg.MaxRedirects > 0 && c.NRedirs > f.cfg.MaxRedirects {
 		return finish(crawl.ExitTooManyRedirects, fmt.Sprintf("reached after %d redirects from %s (limit %d)", c.NRedirs, c.OrigURL, f.cfg.MaxRedirects))
 	}
-
-	done, err := f.polite.Wait(ctx, c.Host, f.cfg.Delay)
+	u, err := url.Parse(c.URL)
 	if err != nil {
-		return cr, fmt.Errorf("wait for %s: %w", c.Host, err)
+		return finish(crawl.ExitInvalidURL, err.Error())
+	}
+
+	rules, err := f.rules(ctx, u, t)
+	if err != nil {
+		return out, err
+	}
+	if !rules.Allowed(u.RequestURI()) {
+		if rules.Temporary {
+			out.retryAt = rules.Expires
+		}
+		return finish(crawl.ExitRobotsDisallowed, "disallowed by robots.txt: "+rules.Reason)
+	}
+	delay := max(f.cfg.Delay, min(rules.CrawlDelay, f.cfg.MaxCrawlDelay))
+
+	done, err := f.polite.Wait(ctx, c.Host, delay)
+	if err != nil {
+		return out, fmt.Errorf("wait for %s: %w", c.Host, err)
 	}
 	defer done()
-
-	res, err := f.get(ctx, c)
-	if err != nil {
-		return cr, err
+	var res response
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			f.polite.Started(c.Host)
+		}
+		if res, err = f.get(ctx, c); err != nil {
+			return out, err
+		}
+		cr.Requests = append(cr.Requests, res.req)
+		wait, retry := f.retryAfter(res, attempt, delay)
+		if !retry {
+			break
+		}
+		f.log.Info("retrying", "url", c.URL, "attempt", attempt+1, "after", wait, "reason", res.msg)
+		if err := sleep(ctx, wait); err != nil {
+			return out, err
+		}
 	}
-	cr.Requests = append(cr.Requests, res.req)
 	if res.code != crawl.ExitUnknown {
-		return finish(res.code, res.msg)
+		msg := res.msg
+		if n := len(cr.Requests); n > 1 {
+			msg = fmt.Sprintf("%s (after %d attempts)", msg, n)
+		}
+		return finish(res.code, msg)
 	}
 	resp := res.resp
 	status := resp.StatusCode
 	switch {
 	case status >= 200 && status < 300:
-		return f.stored(ctx, &cr, res, finish)
+		return f.stored(ctx, &out, res, finish)
 	case status == http.StatusNotModified:
 		return finish(crawl.ExitUnchanged, "")
 	case status >= 300 && status < 400:
@@ -62,8 +108,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		if loc == "" {
 			return finish(crawl.ExitBadContent, fmt.Sprintf("HTTP %d without a Location header", status))
 		}
-		base, _ := urlnorm.Parse(c.URL)
-		to, err := urlnorm.Resolve(base, loc)
+		to, err := urlnorm.Resolve(u, loc)
 		if err != nil {
 			return finish(crawl.ExitBadContent, fmt.Sprintf("HTTP %d to an unusable Location %q: %v", status, loc, err))
 		}
@@ -76,28 +121,137 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		}
 		return finish(crawl.ExitRedirect, "")
 	case status == http.StatusTooManyRequests:
-		return finish(crawl.ExitRateLimited, "HTTP "+resp.Status)
+		return finish(crawl.ExitRateLimited, attempts("HTTP "+resp.Status, len(cr.Requests)))
 	case status >= 400 && status < 500:
 		return finish(crawl.ExitHTTPClientError, "HTTP "+resp.Status)
 	case status >= 500:
-		return finish(crawl.ExitHTTPServerError, "HTTP "+resp.Status)
+		return finish(crawl.ExitHTTPServerError, attempts("HTTP "+resp.Status, len(cr.Requests)))
 	default:
 		return finish(crawl.ExitBadContent, "unexpected HTTP "+resp.Status)
 	}
 }
 
+func attempts(msg string, n int) string {
+	if n > 1 {
+		return fmt.Sprintf("%s (after %d attempts)", msg, n)
+	}
+	return msg
+}
+
+// retryAfter says whether to send the request again, and after how long:
+// 429 and 503 honour Retry-After (up to MaxRetryAfter); transient
+// network errors back off exponentially with jitter; at most MaxRetries.
+func (f *Fetcher) retryAfter(res response, attempt int, delay time.Duration) (time.Duration, bool) {
+	if attempt >= f.cfg.MaxRetries {
+		return 0, false
+	}
+	backoff := f.cfg.RetryBase << attempt
+	backoff += time.Duration(rand.Int64N(int64(backoff)/2 + 1))
+	switch {
+	case res.resp != nil && (res.resp.StatusCode == http.StatusTooManyRequests || res.resp.StatusCode == http.StatusServiceUnavailable):
+		if ra, ok := parseRetryAfter(res.resp.Header.Get("Retry-After"), f.now()); ok {
+			if ra > f.cfg.MaxRetryAfter {
+				return 0, false // the server asks for longer than we wait in one crawl
+			}
+			return max(ra, delay), true
+		}
+		return max(backoff, delay), true
+	case res.transient:
+		return max(backoff, delay), true
+	}
+	return 0, false
+}
+
+// parseRetryAfter reads a Retry-After header: seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(0, t.Sub(now)), true
+	}
+	return 0, false
+}
+
+// rules returns the robots.txt rules for u's origin, fetching robots.txt
+// (before any other request to the host) when they are not cached. When
+// it fetches them, it enqueues the sitemaps they name (or /sitemap.xml).
+func (f *Fetcher) rules(ctx context.Context, u *url.URL, t crawl.FetchTask) (*robots.Rules, error) {
+	origin := u.Scheme + "://" + u.Host
+	rules, loaded, err := f.robots.Get(ctx, origin, func(ctx context.Context) *robots.Rules { return f.fetchRobots(ctx, u) })
+	if err != nil {
+		return nil, fmt.Errorf("robots.txt of %s: %w", origin, err)
+	}
+	if loaded && !rules.Temporary && ctx.Err() == nil {
+		sitemaps := rules.Sitemaps
+		if len(sitemaps) == 0 {
+			sitemaps = []string{origin + "/sitemap.xml"}
+		}
+		var bodies [][]byte
+		for _, sm := range sitemaps {
+			b, _ := json.Marshal(crawl.EnqueueEvent{URL: sm, Hops: 1, MaxDepth: t.MaxDepth, Parent: robots.URL(u)})
+			bodies = append(bodies, b)
+		}
+		if err := f.q.Enqueue.Send(ctx, bodies...); err != nil {
+			return nil, fmt.Errorf("enqueue sitemaps of %s: %w", origin, err)
+		}
+	}
+	return rules, nil
+}
+
+// fetchRobots fetches an origin's robots.txt, politely, following up to
+// five redirects (RFC 9309), reading at most robots.MaxSize.
+func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) *robots.Rules {
+	now := f.now()
+	done, err := f.polite.Wait(ctx, u.Host, f.cfg.Delay)
+	if err != nil {
+		r := robots.Unreachable(err, now, 0) // expires at once: not a verdict on the host
+		return r
+	}
+	defer done()
+	rctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, http.MethodGet, robots.URL(u), nil)
+	if err != nil {
+		return robots.Unreachable(err, now, f.cfg.RobotsErrorTTL)
+	}
+	req.Header.Set("User-Agent", f.cfg.UserAgent)
+	resp, err := f.robotsClient.Do(req)
+	if err != nil {
+		ttl := f.cfg.RobotsErrorTTL
+		if ctx.Err() != nil {
+			ttl = 0
+		}
+		_, msg := classify(err, f.cfg.Timeout)
+		return robots.Unreachable(errors.New(msg), now, ttl)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, robots.MaxSize))
+	if err != nil && resp.StatusCode < 300 {
+		_, msg := classify(err, f.cfg.Timeout)
+		return robots.Unreachable(errors.New(msg), now, f.cfg.RobotsErrorTTL)
+	}
+	return robots.FromResponse(resp.StatusCode, body, f.cfg.UserAgent, now, f.cfg.RobotsTTL, f.cfg.RobotsErrorTTL)
+}
+
 // stored records a 2xx response's body: in the blob store, as a file
 // row, and as file_text when it is text.
-func (f *Fetcher) stored(ctx context.Context, cr *crawl.Crawl, res response, finish func(crawl.ExitCode, string) (crawl.Crawl, error)) (crawl.Crawl, error) {
+func (f *Fetcher) stored(ctx context.Context, out *outcome, res response, finish func(crawl.ExitCode, string) (outcome, error)) (outcome, error) {
+	cr := &out.cr
 	h := res.resp.Header
 	ct := h.Get("Content-Type")
 	mt := textenc.MediaType(ct)
-	if mt == "" || mt == "application/octet-stream" || mt == "text/plain" && looksHTML(res.body) {
-		mt = textenc.MediaType(http.DetectContentType(res.body))
+	if sniffed := textenc.MediaType(http.DetectContentType(res.body)); mt == "" || mt == "application/octet-stream" ||
+		mt == "text/plain" && sniffed == "text/html" {
+		mt = sniffed
 	}
 	key := crawl.BodyKey(res.body)
 	if err := f.blobs.Put(ctx, key, res.body); err != nil {
-		return *cr, fmt.Errorf("store body of %s: %w", cr.Log.URL, err)
+		return *out, fmt.Errorf("store body of %s: %w", cr.Log.URL, err)
 	}
 	size := int64(len(res.body))
 	file := &crawl.File{
@@ -116,18 +270,15 @@ func (f *Fetcher) stored(ctx context.Context, cr *crawl.Crawl, res response, fin
 	return finish(crawl.ExitComplete, "")
 }
 
-func looksHTML(b []byte) bool {
-	return strings.HasPrefix(textenc.MediaType(http.DetectContentType(b)), "text/html")
-}
-
 // response is the result of one GET: either an outcome code (the request
 // failed, or the body was too large) or a response with its body read.
 type response struct {
-	req  crawl.Request
-	resp *http.Response
-	body []byte
-	code crawl.ExitCode
-	msg  string
+	req       crawl.Request
+	resp      *http.Response
+	body      []byte
+	code      crawl.ExitCode
+	msg       string
+	transient bool // a network failure worth retrying
 }
 
 func (f *Fetcher) get(ctx context.Context, c crawl.Candidate) (response, error) {
@@ -146,6 +297,7 @@ func (f *Fetcher) get(ctx context.Context, c crawl.Candidate) (response, error) 
 	}
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	req.Header.Set("Accept-Encoding", AcceptEncoding)
 	if c.LastContentfulETag != nil {
 		req.Header.Set("If-None-Match", *c.LastContentfulETag)
 	}
@@ -157,6 +309,7 @@ func (f *Fetcher) get(ctx context.Context, c crawl.Candidate) (response, error) 
 		if ctx.Err() != nil {
 			return r, ctx.Err()
 		}
+		r.transient = isTransient(err)
 		return fail(classify(err, f.cfg.Timeout))
 	}
 	defer resp.Body.Close()
@@ -171,16 +324,19 @@ func (f *Fetcher) get(ctx context.Context, c crawl.Candidate) (response, error) 
 		r.req.ServerLastModified = &t
 	}
 	if status >= 200 && status < 300 {
-		body, err := io.ReadAll(io.LimitReader(resp.Body, f.cfg.MaxResourceSize+1))
-		if err != nil {
-			if ctx.Err() != nil {
-				return r, ctx.Err()
-			}
-			code, msg := classify(err, f.cfg.Timeout)
-			return fail(code, "reading body: "+msg)
-		}
-		if int64(len(body)) > f.cfg.MaxResourceSize {
+		body, err := readBody(resp, f.cfg.MaxResourceSize)
+		var ne *netReadError
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return r, ctx.Err()
+		case errors.Is(err, errTooLarge):
 			return fail(crawl.ExitTooLarge, fmt.Sprintf("body larger than MaxResourceSize (%d bytes); cut off", f.cfg.MaxResourceSize))
+		case errors.As(err, &ne):
+			r.transient = isTransient(ne.err)
+			code, msg := classify(ne.err, f.cfg.Timeout)
+			return fail(code, "reading body: "+msg)
+		case err != nil:
+			return fail(crawl.ExitBadContent, err.Error())
 		}
 		r.body = body
 	} else {
@@ -212,15 +368,35 @@ func requestExit(status int) crawl.ExitCode {
 
 // classify turns a transport error into an outcome.
 func classify(err error, timeout time.Duration) (crawl.ExitCode, string) {
+	var be *safedial.BlockedError
+	if errors.As(err, &be) {
+		return crawl.ExitBlockedAddress, be.Error()
+	}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 		return crawl.ExitTimeout, fmt.Sprintf("no complete answer within %v", timeout)
 	}
-	var be *BlockedAddressError
-	if errors.As(err, &be) {
-		return crawl.ExitBlockedAddress, be.Error()
-	}
 	return crawl.ExitNetworkError, unwrapAll(err).Error()
+}
+
+// isTransient reports whether a network failure may well pass on retry:
+// a reset or refused connection, a temporary DNS failure, a cut stream.
+// Timeouts are not retried (each costs a full timeout), nor are refusals
+// by policy.
+func isTransient(err error) bool {
+	var be *safedial.BlockedError
+	var ne net.Error
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &be), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return false
+	case errors.As(err, &dnsErr):
+		return dnsErr.IsTemporary
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
+		return true
+	}
+	return false
 }
 
 func unwrapAll(err error) error {
@@ -233,28 +409,31 @@ func unwrapAll(err error) error {
 	}
 }
 
-// BlockedAddressError is returned by a dialer that refuses an address.
-type BlockedAddressError struct {
-	Host string
-	IP   net.IP
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
-func (e *BlockedAddressError) Error() string {
-	return fmt.Sprintf("%s resolves to %s, which the fetcher refuses (private, loopback or link-local)", e.Host, e.IP)
-}
-
-// RobotsTag reads an X-Robots-Tag header value: the directives for all
-// agents, and those addressed to the user agent's product token.
+// RobotsTag reads an X-Robots-Tag header value: directives for all
+// agents, and those addressed to the user agent's product token
+// ("serverless-crawler: noindex").
 func RobotsTag(v, userAgent string) (nofollow, noindex bool) {
-	token := strings.ToLower(strings.SplitN(userAgent, "/", 2)[0])
+	token := strings.ToLower(robots.Token(userAgent))
+	forUs := true
 	for _, part := range strings.Split(strings.ToLower(v), ",") {
 		part = strings.TrimSpace(part)
-		if i := strings.Index(part, ":"); i >= 0 {
-			agent := strings.TrimSpace(part[:i])
-			if agent != token && !strings.ContainsAny(agent, " ") && agent != "none" && agent != "noindex" && agent != "nofollow" {
-				continue
-			}
-			part = strings.TrimSpace(part[i+1:])
+		if name, rest, ok := strings.Cut(part, ":"); ok && !strings.Contains(name, " ") && name != "unavailable_after" {
+			forUs = name == token
+			part = strings.TrimSpace(rest)
+		}
+		if !forUs {
+			continue
 		}
 		switch part {
 		case "nofollow":

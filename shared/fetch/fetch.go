@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/robots"
 	"github.com/serverless-crawler/crawler/shared/textenc"
 )
 
@@ -35,9 +36,13 @@ type Sender interface {
 	Send(ctx context.Context, bodies ...[]byte) error
 }
 
-// Politeness spaces requests per host (see package politeness).
+// Politeness spaces requests per host (see package politeness): Wait
+// takes the host's one in-flight slot once the delay has passed since
+// the last request started; Started notes a further request (a retry)
+// sent while holding the slot.
 type Politeness interface {
 	Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error)
+	Started(host string)
 }
 
 // Config is the fetch stage's settings.
@@ -49,6 +54,12 @@ type Config struct {
 	MaxResourceSize int64         // bodies over this are cut off (ExitTooLarge)
 	RecrawlPeriod   time.Duration // 0: crawled URLs are not due again by themselves
 	MaxRedirects    int           // redirect hops followed from one URL
+	MaxRetries      int           // further attempts after a 429, 503 or transient network error
+	RetryBase       time.Duration // first backoff; doubled per attempt, plus jitter
+	MaxRetryAfter   time.Duration // longest Retry-After waited for within one crawl
+	MaxCrawlDelay   time.Duration // robots.txt Crawl-delay is honoured up to this
+	RobotsTTL       time.Duration // how long robots.txt rules are kept
+	RobotsErrorTTL  time.Duration // how long an unavailable robots.txt disallows its host
 }
 
 // DefaultConfig returns the defaults named in the docs.
@@ -59,6 +70,12 @@ func DefaultConfig() Config {
 		Timeout:         30 * time.Second,
 		MaxResourceSize: 10 << 20,
 		MaxRedirects:    10,
+		MaxRetries:      2,
+		RetryBase:       500 * time.Millisecond,
+		MaxRetryAfter:   30 * time.Second,
+		MaxCrawlDelay:   60 * time.Second,
+		RobotsTTL:       24 * time.Hour,
+		RobotsErrorTTL:  10 * time.Minute,
 	}
 }
 
@@ -72,24 +89,35 @@ type Queues struct {
 
 // Fetcher is the fetch stage.
 type Fetcher struct {
-	store  Store
-	blobs  Blobs
-	q      Queues
-	client *http.Client
-	polite Politeness
-	cfg    Config
-	log    *slog.Logger
-	now    func() time.Time
+	store        Store
+	blobs        Blobs
+	q            Queues
+	client       *http.Client
+	robotsClient *http.Client
+	robots       *robots.Cache
+	polite       Politeness
+	cfg          Config
+	log          *slog.Logger
+	now          func() time.Time
 	// OnCrawl, if set, is called with every crawl newly recorded.
 	OnCrawl func(crawl.Crawl)
 }
 
-// New returns a fetch stage. The client must not follow redirects (the
-// stage records each hop itself): New sets its CheckRedirect.
+// New returns a fetch stage. Pages are fetched without following
+// redirects (the stage records each hop as a crawl of its own); robots.txt
+// follows up to five (RFC 9309). Both use client's transport.
 func New(store Store, blobs Blobs, q Queues, client *http.Client, polite Politeness, cfg Config, log *slog.Logger) *Fetcher {
 	c := *client
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &Fetcher{store: store, blobs: blobs, q: q, client: &c, polite: polite, cfg: cfg, log: log, now: time.Now}
+	rc := *client
+	rc.CheckRedirect = func(_ *http.Request, via []*http.Request) error {
+		if len(via) > 5 {
+			return fmt.Errorf("robots.txt: more than 5 redirects")
+		}
+		return nil
+	}
+	return &Fetcher{store: store, blobs: blobs, q: q, client: &c, robotsClient: &rc, robots: robots.NewCache(),
+		polite: polite, cfg: cfg, log: log, now: time.Now}
 }
 
 // Handle crawls the candidate of a fetch task. Handling the same task
@@ -111,12 +139,13 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 		f.log.Debug("dropping stale fetch task", "url", t.URL, "crawl_uuid", t.CrawlUUID, "current", c.CrawlUUID)
 		return nil
 	}
-	cr, err := f.crawl(ctx, c, t)
+	out, err := f.crawl(ctx, c, t)
 	if err != nil {
 		return crawl.E("fetch "+t.URL, crawl.KindTransient, err)
 	}
+	cr := out.cr
 	for attempt := 0; ; attempt++ {
-		next := f.afterCrawl(c, cr)
+		next := f.afterCrawl(c, out)
 		fresh, err := f.store.RecordCrawl(ctx, cr, &next)
 		if errors.Is(err, crawl.ErrConflict) && attempt < 4 {
 			if c, err = f.store.GetCandidate(ctx, t.URL); err != nil {
@@ -136,7 +165,8 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 }
 
 // afterCrawl returns the candidate as the crawl leaves it.
-func (f *Fetcher) afterCrawl(c crawl.Candidate, cr crawl.Crawl) crawl.Candidate {
+func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome) crawl.Candidate {
+	cr := out.cr
 	code := cr.Log.ExitCode
 	at := cr.Log.TimeStarted
 	c.LastCrawlTime, c.LastCrawlExitCode = &at, &code
@@ -149,7 +179,11 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, cr crawl.Crawl) crawl.Candidate 
 		}
 	}
 	c.State = crawl.StateCrawled
-	if f.cfg.RecrawlPeriod > 0 {
+	switch {
+	case !out.retryAt.IsZero():
+		// robots.txt was unavailable: try again when its verdict expires.
+		c.State, c.DueAt = crawl.StateDue, out.retryAt.Unix()
+	case f.cfg.RecrawlPeriod > 0:
 		c.State, c.DueAt, c.CrawlType = crawl.StateDue, at+int64(f.cfg.RecrawlPeriod/time.Second), crawl.CrawlRecrawl
 	}
 	return c
@@ -177,7 +211,7 @@ func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, cr crawl.Crawl
 			return fmt.Errorf("enqueue redirect target of %s: %w", t.URL, err)
 		}
 	}
-	if file := cr.File; file != nil && cr.Log.ExitCode.Contentful() && textenc.IsHTML(file.MIMEType) {
+	if file := cr.File; file != nil && cr.Log.ExitCode.Contentful() && Parses(file.MIMEType) {
 		pt := crawl.ParseTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Hops: t.Hops, MaxDepth: t.MaxDepth,
 			BodyKey: file.BodyKey, MIMEType: file.MIMEType, ContentType: file.ContentType, ContentLanguage: file.ContentLanguage}
 		pt.NoFollow, pt.NoIndex = RobotsTag(file.RobotsTag, f.cfg.UserAgent)
@@ -190,6 +224,16 @@ func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, cr crawl.Crawl
 		return fmt.Errorf("send summarize task for %s: %w", t.URL, err)
 	}
 	return nil
+}
+
+// Parses reports whether the parse stage reads bodies of this MIME
+// type: HTML pages, and XML or gzip files that may be sitemaps.
+func Parses(mimetype string) bool {
+	switch mimetype {
+	case "application/xml", "text/xml", "application/gzip", "application/x-gzip":
+		return true
+	}
+	return textenc.IsHTML(mimetype)
 }
 
 func send(ctx context.Context, s Sender, v any) error {

@@ -63,6 +63,9 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 	if err != nil {
 		return fmt.Errorf("parse %s: %w", t.URL, err)
 	}
+	if !textenc.IsHTML(t.MIMEType) {
+		return p.handleSitemap(ctx, t, body)
+	}
 	text, _, err := textenc.Decode(body, t.ContentType)
 	if err != nil {
 		return crawl.E("parse "+t.URL, crawl.KindInvalid, err)
@@ -117,12 +120,11 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 		if seen[l.URL] || !Follows(l.DestinationType) || l.RelNofollow && !p.cfg.FollowNofollow {
 			continue
 		}
-		if p.cfg.MaxURLsFromPage > 0 && len(bodies) >= p.cfg.MaxURLsFromPage {
-			p.log.Info("MaxURLsFromPage reached; further links not followed", "url", t.URL, "limit", p.cfg.MaxURLsFromPage)
-			break
-		}
 		seen[l.URL] = true
-		b, err := json.Marshal(crawl.EnqueueEvent{URL: l.URL, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL})
+		ev := crawl.EnqueueEvent{URL: l.URL, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL}
+		// Past MaxURLsFromPage a link is recorded (too-many-urls), not crawled.
+		ev.Overflow = p.cfg.MaxURLsFromPage > 0 && len(bodies) >= p.cfg.MaxURLsFromPage
+		b, err := json.Marshal(ev)
 		if err != nil {
 			return err
 		}

@@ -184,8 +184,8 @@ func TestMaxDepthAndMaxPages(t *testing.T) {
 	cfg = testConfig(site2.URL + "/")
 	cfg.MaxPages = 5
 	res := crawlSite(t, t.TempDir(), cfg)
-	if n := len(site2.Requests()); n != 5 {
-		t.Errorf("--max-pages 5 sent %d requests", n)
+	if n := len(site2.Requests()) - site2.Counts()["/robots.txt"]; n != 5 {
+		t.Errorf("--max-pages 5 sent %d requests besides robots.txt", n)
 	}
 	if !res.StillDue {
 		t.Error("result does not say URLs are still due")
@@ -208,8 +208,20 @@ func TestUnreachableHostIsRecorded(t *testing.T) {
 	site := testsite.New()
 	u, _ := url.Parse(site.URL)
 	site.Close() // nothing listens there now
-	res := crawlSite(t, t.TempDir(), testConfig("http://"+u.Host+"/"))
-	if res.Outcomes[crawl.ExitNetworkError] != 1 {
-		t.Errorf("outcomes %v, want one network-error", res.Outcomes)
+	dir := t.TempDir()
+	res := crawlSite(t, dir, testConfig("http://"+u.Host+"/"))
+	// RFC 9309: an unreachable robots.txt means complete disallow, for a
+	// while; the URL is recorded as such and due again later.
+	if res.Outcomes[crawl.ExitRobotsDisallowed] != 1 || !res.StillDue {
+		t.Errorf("outcomes %v (still due %v), want one robots-disallowed, due again later", res.Outcomes, res.StillDue)
+	}
+	dd, err := OpenDataDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Close()
+	st, err := dd.DB.Status(context.Background(), "http://"+u.Host+"/")
+	if err != nil || st.Message == nil || !strings.Contains(*st.Message, "unreachable") || st.State != "pending" {
+		t.Errorf("status %+v (%v): want a pending URL whose message says robots.txt was unreachable", st, err)
 	}
 }

@@ -56,7 +56,7 @@ type Result struct {
 	Outcomes    map[crawl.ExitCode]int // crawls of this run by outcome
 	Filtered    map[crawl.ExitCode]int // candidates ruled out, all runs
 	DeadLetters int                    // messages that could not be handled
-	StillDue    bool                   // candidates left due (max pages reached)
+	StillDue    bool                   // candidates left due, now or later: a next run has work
 }
 
 const maxReceives = 5
@@ -204,7 +204,12 @@ loop:
 			break
 		}
 		if len(due) == 0 || cfg.MaxPages > 0 && released >= cfg.MaxPages {
-			res.StillDue = len(due) > 0
+			// Candidates due later (robots.txt unavailable for a while,
+			// or --max-pages reached) wait for the next run.
+			_, res.StillDue, err = d.DB.NextDue(ctx)
+			if err != nil {
+				runErr = err
+			}
 			break
 		}
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // Gate is the in-process politeness mechanism, for one crawler process.
-// The Lambda home keeps the same contract in DynamoDB, across invocations.
+// The Lambda home keeps the same contract across invocations elsewhere.
 type Gate struct {
 	mu      sync.Mutex
 	hosts   map[string]*hostState
@@ -19,7 +19,7 @@ type Gate struct {
 
 type hostState struct {
 	slot      chan struct{} // one token: the right to send a request
-	nextStart time.Time
+	lastStart time.Time
 }
 
 // NewGate returns an empty gate. It knows nothing of requests sent
@@ -30,13 +30,15 @@ func NewGate() *Gate {
 }
 
 // Wait blocks until a request to host may start: no other request to it
-// in flight, and at least delay since the last one started. The caller
-// must call done when its request has finished.
+// in flight, and at least delay since the last one started. The delay is
+// the caller's, so a Crawl-delay learned from robots.txt applies from
+// the robots.txt request on. The caller must call done when its request
+// (with any retries) has finished.
 func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error) {
 	g.mu.Lock()
 	h, ok := g.hosts[host]
 	if !ok {
-		h = &hostState{slot: make(chan struct{}, 1), nextStart: g.created.Add(delay)}
+		h = &hostState{slot: make(chan struct{}, 1), lastStart: g.created}
 		g.hosts[host] = h
 	}
 	g.mu.Unlock()
@@ -46,8 +48,8 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	// We hold the host's slot; nextStart is ours to read and write.
-	if wait := h.nextStart.Sub(g.now()); wait > 0 {
+	// We hold the host's slot; lastStart is ours to read and write.
+	if wait := h.lastStart.Add(delay).Sub(g.now()); wait > 0 {
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
@@ -57,7 +59,17 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 			return nil, ctx.Err()
 		}
 	}
-	h.nextStart = g.now().Add(delay)
+	h.lastStart = g.now()
 	var once sync.Once
 	return func() { once.Do(func() { <-h.slot }) }, nil
+}
+
+// Started records that a request to host starts now, for a caller that
+// holds the host's slot and sends a further request (a retry).
+func (g *Gate) Started(host string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if h, ok := g.hosts[host]; ok {
+		h.lastStart = g.now()
+	}
 }

@@ -141,6 +141,9 @@ func (s *Scheduler) judge(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 	if !in {
 		return crawl.ExitOutOfScope, nil
 	}
+	if ev.Overflow {
+		return crawl.ExitTooManyURLs, nil
+	}
 	maxDepth := s.policy.MaxDepth
 	if ev.MaxDepth != nil {
 		maxDepth = *ev.MaxDepth
@@ -224,10 +227,11 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 }
 
 // isRetryableFilter reports whether a filtered candidate may pass on a
-// later enqueue: depth and patterns depend on the path and the run's
-// flags; scope and invalid URLs do not change.
+// later enqueue: depth, patterns, page link caps and scope depend on the
+// path, the run's flags and its seeds; an invalid URL stays invalid.
 func isRetryableFilter(code *crawl.ExitCode) bool {
-	return code != nil && (*code == crawl.ExitTooDeep || *code == crawl.ExitExcluded || *code == crawl.ExitOutOfScope)
+	return code != nil && (*code == crawl.ExitTooDeep || *code == crawl.ExitExcluded || *code == crawl.ExitOutOfScope ||
+		*code == crawl.ExitTooManyURLs)
 }
 
 func (s *Scheduler) put(ctx context.Context, c crawl.Candidate) error {

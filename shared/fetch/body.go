@@ -1,0 +1,95 @@
+package fetch
+
+import (
+	"bufio"
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/andybalholm/brotli"
+)
+
+// AcceptEncoding is what the fetcher asks for; it decodes each itself,
+// so that the limit applies to the decoded size (no decompression bomb
+// gets past MaxResourceSize).
+const AcceptEncoding = "gzip, deflate, br"
+
+var errTooLarge = errors.New("body too large")
+
+// netReadError marks an error reading from the network (as opposed to
+// an error decoding what was read).
+type netReadError struct{ err error }
+
+func (e *netReadError) Error() string { return e.err.Error() }
+func (e *netReadError) Unwrap() error { return e.err }
+
+type netReader struct{ r io.Reader }
+
+func (n netReader) Read(p []byte) (int, error) {
+	k, err := n.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &netReadError{err}
+	}
+	return k, err
+}
+
+// readBody reads a response body, decoded per Content-Encoding, while
+// streaming: it stops as soon as the decoded body passes max.
+func readBody(resp *http.Response, max int64) ([]byte, error) {
+	var r io.Reader = netReader{resp.Body}
+	for _, enc := range encodings(resp.Header.Get("Content-Encoding")) {
+		d, err := decoder(enc, r)
+		if err != nil {
+			return nil, err
+		}
+		r = d
+	}
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(r, max+1))
+	if err != nil {
+		var ne *netReadError
+		if errors.As(err, &ne) {
+			return nil, ne
+		}
+		return nil, fmt.Errorf("decoding %s body: %w", resp.Header.Get("Content-Encoding"), err)
+	}
+	if n > max {
+		return nil, errTooLarge
+	}
+	return buf.Bytes(), nil
+}
+
+// encodings lists the codings applied, outermost first (the header
+// lists them in the order they were applied).
+func encodings(h string) []string {
+	var out []string
+	for _, e := range strings.Split(h, ",") {
+		if e = strings.ToLower(strings.TrimSpace(e)); e != "" && e != "identity" {
+			out = append([]string{e}, out...)
+		}
+	}
+	return out
+}
+
+func decoder(enc string, r io.Reader) (io.Reader, error) {
+	switch enc {
+	case "gzip", "x-gzip":
+		return gzip.NewReader(r)
+	case "br":
+		return brotli.NewReader(r), nil
+	case "deflate":
+		// "deflate" is zlib-wrapped by the standard, raw by some servers.
+		br := bufio.NewReader(r)
+		if b, err := br.Peek(2); err == nil && (uint16(b[0])<<8|uint16(b[1]))%31 == 0 && b[0]&0x0f == 8 {
+			return zlib.NewReader(br)
+		}
+		return flate.NewReader(br), nil
+	}
+	return nil, fmt.Errorf("unsupported Content-Encoding %q", enc)
+}
