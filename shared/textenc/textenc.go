@@ -30,7 +30,8 @@ func Decode(body []byte, contentType string) (string, string, error) {
 	if err != nil {
 		return "", name, fmt.Errorf("decode %s: %w", name, err)
 	}
-	return string(out), name, nil
+	// A byte order mark is not text.
+	return strings.TrimPrefix(string(out), "\uFEFF"), name, nil
 }
 
 // IsText reports whether a MIME type holds text worth keeping as

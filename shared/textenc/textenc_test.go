@@ -13,6 +13,10 @@ func TestDecode(t *testing.T) {
 		{"latin1 header", "text/html; charset=iso-8859-1", []byte("<p>h\xe9llo</p>"), "<p>héllo</p>", "windows-1252"},
 		{"bom", "text/html", []byte("\xef\xbb\xbf<p>x</p>"), "<p>x</p>", "utf-8"},
 		{"meta shift_jis", "text/html", append([]byte(`<meta charset="shift_jis"><p>`), 0x93, 0xfa, 0x96, 0x7b), `<meta charset="shift_jis"><p>日本`, "shift_jis"},
+		{"windows-1252 header", "text/html; charset=windows-1252", []byte("<p>\x93quoted\x94 \x80</p>"), "<p>\u201cquoted\u201d \u20ac</p>", "windows-1252"},
+		{"euc-jp header", "text/html; charset=EUC-JP", []byte("<p>\xc6\xfc\xcb\xdc</p>"), "<p>日本</p>", "euc-jp"},
+		{"gbk meta", "text/html", append([]byte(`<meta http-equiv="Content-Type" content="text/html; charset=gbk"><p>`), 0xd6, 0xd0, 0xce, 0xc4), `<meta http-equiv="Content-Type" content="text/html; charset=gbk"><p>中文`, "gbk"},
+		{"utf-16 bom", "text/plain", []byte("\xff\xfeh\x00i\x00"), "hi", "utf-16le"},
 		{"invalid utf8 replaced", "text/plain; charset=utf-8", []byte("a\xffb"), "a\uFFFDb", "utf-8"},
 	}
 	for _, tt := range tests {
