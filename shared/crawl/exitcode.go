@@ -113,7 +113,7 @@ var exitCodeInfo = map[ExitCode]struct {
 	ExitTooManyRedirects:  {"too-many-redirects", StatusError},
 	ExitTooLarge:          {"too-large", StatusError},
 	ExitBadContent:        {"bad-content", StatusError},
-	ExitInvalidURL:        {"invalid-url", StatusKilled},
+	ExitInvalidURL:        {"invalid-url", StatusError},
 	ExitUnsupportedScheme: {"unsupported-scheme", StatusKilled},
 }
 
