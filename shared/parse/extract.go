@@ -10,7 +10,6 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/publicsuffix"
-	"golang.org/x/text/language"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/urlnorm"
@@ -24,8 +23,8 @@ func Extract(pageURL, body, contentLanguage string) crawl.Document {
 	if err != nil { // html.Parse only fails on reader errors
 		return doc
 	}
-	base, _ := url.Parse(pageURL)
-	e := &extractor{doc: &doc, base: base, page: base}
+	page, _ := url.Parse(pageURL)
+	e := &extractor{doc: &doc, base: documentBase(root, page), page: page}
 	e.walk(root, state{})
 	e.finish(contentLanguage)
 	return doc
@@ -40,6 +39,7 @@ type state struct {
 	big       bool // h1, h2
 	small     bool // h3..h6
 	code      bool // pre, code, kbd, samp
+	pre       bool // pre: whitespace is kept
 	quote     bool // blockquote, q
 	inMainish bool // main or article
 	link      *linkBuilder
@@ -66,7 +66,6 @@ type extractor struct {
 	published string
 	modified  string
 	jsonLD    []string
-	baseSet   bool
 	canonical string
 	linkTexts []*linkBuilder
 	words     int
@@ -93,7 +92,37 @@ var blockish = map[atom.Atom]bool{
 	atom.Blockquote: true, atom.Section: true, atom.Article: true, atom.Header: true, atom.Footer: true,
 	atom.Nav: true, atom.Aside: true, atom.Main: true, atom.Ul: true, atom.Ol: true, atom.Dl: true, atom.Dt: true,
 	atom.Dd: true, atom.Table: true, atom.Figure: true, atom.Figcaption: true, atom.Address: true, atom.Form: true,
-	atom.Hr: true, atom.Title: true, atom.Caption: true,
+	atom.Hr: true, atom.Title: true, atom.Caption: true, atom.Details: true, atom.Summary: true,
+	atom.Fieldset: true, atom.Legend: true, atom.Hgroup: true, atom.Menu: true, atom.Dialog: true,
+}
+
+// documentBase returns the document's base URL: the first <base href>
+// in the document, resolved against the page URL, wherever it sits
+// (HTML's "frozen base URL"), else the page URL.
+func documentBase(root *html.Node, page *url.URL) *url.URL {
+	if page == nil {
+		return nil
+	}
+	var base *url.URL
+	var find func(*html.Node)
+	find = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && base == nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && c.DataAtom == atom.Base {
+				if href, ok := attrOK(c, "href"); ok {
+					if b, err := page.Parse(strings.TrimSpace(href)); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
+						base = b
+					}
+					return // only the first <base href> counts
+				}
+			}
+			find(c)
+		}
+	}
+	find(root)
+	if base == nil {
+		return page
+	}
+	return base
 }
 
 func (e *extractor) walk(n *html.Node, st state) {
@@ -102,13 +131,26 @@ func (e *extractor) walk(n *html.Node, st state) {
 		e.text(n.Data, st)
 		return
 	case html.ElementNode:
-		st = e.element(n, st)
+		block := blockish[n.DataAtom]
+		if block {
+			e.breakAll()
+		}
+		inner := e.element(n, st)
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			e.walk(c, inner)
+		}
+		switch f := inner.field(); {
+		case block:
+			e.breakAll()
+		case f != st.field() && !inner.skip:
+			// An inline element with a field of its own (<code>, <q>)
+			// ended: its text is not run together with the next one's.
+			e.endLine(f)
+		}
+		return
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		e.walk(c, st)
-	}
-	if n.Type == html.ElementNode && blockish[n.DataAtom] {
-		e.breakAll()
 	}
 }
 
@@ -135,18 +177,16 @@ func (e *extractor) element(n *html.Node, st state) state {
 		if e.lang == "" {
 			e.lang = attr(n, "xml:lang")
 		}
-	case atom.Base:
-		if href := attr(n, "href"); href != "" && !e.baseSet {
-			if b, err := e.page.Parse(strings.TrimSpace(href)); err == nil {
-				e.base, e.baseSet = b, true
-			}
-		}
 	case atom.Meta:
 		e.meta(n)
 	case atom.Header:
-		st.loc.InHeader, st.secondary = true, true
+		// A header or footer inside main or article belongs to it (an
+		// article's title and byline): its text is not page chrome.
+		st.loc.InHeader = true
+		st.secondary = st.secondary || !st.inMainish
 	case atom.Footer:
-		st.loc.InFooter, st.secondary = true, true
+		st.loc.InFooter = true
+		st.secondary = st.secondary || !st.inMainish
 	case atom.Aside:
 		st.loc.InAside, st.secondary = true, true
 	case atom.Nav:
@@ -165,7 +205,9 @@ func (e *extractor) element(n *html.Node, st state) state {
 		st.loc.InFigure = true
 	case atom.Address:
 		st.loc.InAddress = true
-	case atom.Pre, atom.Code, atom.Kbd, atom.Samp:
+	case atom.Pre:
+		st.loc.InCode, st.code, st.pre = true, true, true
+	case atom.Code, atom.Kbd, atom.Samp:
 		st.loc.InCode, st.code = true, true
 	case atom.Blockquote, atom.Q:
 		st.quote = true
@@ -186,6 +228,10 @@ func (e *extractor) element(n *html.Node, st state) state {
 		st.loc.InList = true
 	case atom.P:
 		st.loc.InParagraph = true
+	case atom.Img:
+		if st.link != nil { // an image link is named by its alt text
+			st.link.text.WriteString(" " + attr(n, "alt") + " ")
+		}
 	}
 	switch a {
 	case atom.A, atom.Area:
@@ -245,24 +291,18 @@ func (e *extractor) meta(n *html.Node) {
 }
 
 func (e *extractor) linkElement(n *html.Node, href string, st state) {
-	rels := strings.Fields(strings.ToLower(attr(n, "rel")))
+	rels := " " + strings.Join(strings.Fields(strings.ToLower(attr(n, "rel"))), " ") + " "
+	t := strings.ToLower(attr(n, "type"))
 	dest := crawl.DestOther
-	for _, r := range rels {
-		switch r {
-		case "canonical":
-			dest = crawl.DestCanonical
-		case "alternate":
-			t := strings.ToLower(attr(n, "type"))
-			if strings.Contains(t, "rss") || strings.Contains(t, "atom") {
-				dest = crawl.DestFeed
-			} else if dest != crawl.DestCanonical {
-				dest = crawl.DestAlternate
-			}
-		case "stylesheet":
-			if dest == crawl.DestOther {
-				dest = crawl.DestStylesheet
-			}
-		}
+	switch {
+	case strings.Contains(rels, " canonical "):
+		dest = crawl.DestCanonical
+	case strings.Contains(rels, " stylesheet "): // "alternate stylesheet" too
+		dest = crawl.DestStylesheet
+	case strings.Contains(rels, " alternate ") && (strings.Contains(t, "rss") || strings.Contains(t, "atom")):
+		dest = crawl.DestFeed
+	case strings.Contains(rels, " alternate "):
+		dest = crawl.DestAlternate
 	}
 	lb := e.addLink(n, href, dest, st)
 	if dest == crawl.DestCanonical && lb != nil && e.canonical == "" {
@@ -280,7 +320,7 @@ func (e *extractor) addLink(n *html.Node, href string, dest crawl.DestinationTyp
 		e.doc.InvalidLinks = append(e.doc.InvalidLinks, strings.TrimSpace(href))
 		return nil
 	}
-	rels := " " + strings.ToLower(attr(n, "rel")) + " "
+	rels := " " + strings.Join(strings.Fields(strings.ToLower(attr(n, "rel"))), " ") + " "
 	l := crawl.Link{
 		URL:             r.URL,
 		RelNofollow:     strings.Contains(rels, " nofollow ") || strings.Contains(rels, " sponsored ") || strings.Contains(rels, " ugc "),
@@ -322,6 +362,8 @@ func (e *extractor) locality(r urlnorm.Result) crawl.Locality {
 	if r.Host == host {
 		return crawl.LocalitySameHost
 	}
+	// EffectiveTLDPlusOne fails for IP addresses and names without a
+	// registrable domain (localhost, a bare public suffix): no site.
 	a, err1 := publicsuffix.EffectiveTLDPlusOne(hostname(r.Host))
 	b, err2 := publicsuffix.EffectiveTLDPlusOne(hostname(host))
 	if err1 == nil && err2 == nil && a == b {
@@ -339,32 +381,68 @@ func (e *extractor) text(s string, st state) {
 	if st.skip {
 		return
 	}
+	if !st.pre {
+		// Outside <pre>, a line break in the source is just a space:
+		// only block elements end lines.
+		s = spaceRuns(s)
+	}
 	if st.link != nil {
 		st.link.text.WriteString(s)
 	}
-	f := fText
-	switch {
-	case st.secondary:
-		f = fSecondary
-	case st.big:
-		f = fBig
-	case st.small:
-		f = fSmall
-	case st.code:
-		f = fCode
-	case st.quote:
-		f = fQuote
-	}
-	e.fields[f].WriteString(s) // whitespace is normalized in finish
+	e.fields[st.field()].WriteString(s) // whitespace is normalized in finish
 }
 
-// breakAll ends the current line in every field (a block element ended).
+// field returns which text pile field text in this state goes to.
+func (st state) field() int {
+	switch {
+	case st.secondary:
+		return fSecondary
+	case st.big:
+		return fBig
+	case st.small:
+		return fSmall
+	case st.code:
+		return fCode
+	case st.quote:
+		return fQuote
+	}
+	return fText
+}
+
+// spaceRuns turns every run of HTML whitespace into one space.
+func spaceRuns(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' {
+			space = true
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	if space {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// breakAll ends the current line in every field (a block element
+// started or ended).
 func (e *extractor) breakAll() {
 	for i := range e.fields {
-		b := &e.fields[i]
-		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-			b.WriteByte('\n')
-		}
+		e.endLine(i)
+	}
+}
+
+// endLine ends the current line of one field.
+func (e *extractor) endLine(f int) {
+	b := &e.fields[f]
+	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+		b.WriteByte('\n')
 	}
 }
 
@@ -397,9 +475,7 @@ func (e *extractor) finish(contentLanguage string) {
 	} else if e.ogDesc != "" {
 		d.Description = &e.ogDesc
 	}
-	if l := languageTag(e.lang); l != "" {
-		d.Language = &l
-	} else if l := languageTag(strings.Split(contentLanguage, ",")[0]); l != "" {
+	if l := e.language(contentLanguage); l != "" {
 		d.Language = &l
 	}
 	e.times()
@@ -489,24 +565,6 @@ func parseTime(s string) (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// languageTag reduces a language tag to its IANA primary language subtag
-// ("en-US" -> "en"), or "" when it is not a valid tag.
-func languageTag(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return ""
-	}
-	t, err := language.Parse(s)
-	if err != nil {
-		return ""
-	}
-	b, conf := t.Base()
-	if conf == language.No || b.String() == "und" {
-		return ""
-	}
-	return b.String()
 }
 
 // indexiness scores, from 0 to 100, how much a page is worth returning

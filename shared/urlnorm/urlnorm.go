@@ -65,7 +65,12 @@ func Resolve(base *url.URL, ref string) (Result, error) {
 		}
 		u = base.ResolveReference(u)
 	}
-	return normalizeURL(u)
+	r, err := normalizeURL(u)
+	// net/url drops an empty fragment ("page#"); the reference had one.
+	if err == nil && !r.HasFrag && strings.Contains(s, "#") {
+		r.HasFrag = true
+	}
+	return r, err
 }
 
 // Parse is Normalize's result as a *url.URL, for use as a base.
@@ -130,7 +135,7 @@ func normalizeURL(u *url.URL) (Result, error) {
 		b.WriteString(normalizeEscapes(escapeQuery(u.RawQuery), true))
 	}
 	r := Result{URL: b.String(), Host: hostport}
-	if u.Fragment != "" || strings.HasSuffix(u.String(), "#") {
+	if u.Fragment != "" {
 		r.Fragment = u.Fragment
 		r.HasFrag = true
 	}

@@ -2,6 +2,7 @@ package urlnorm
 
 import (
 	"errors"
+	"strings"
 	"net/url"
 	"testing"
 )
@@ -59,6 +60,7 @@ func TestResolveWHATWG(t *testing.T) {
 		{"https://test:@test", "https://test:@test/", ""},
 		{"http:/example.com/", "http://example.org/example.com/", ""},
 		{"#β", "http://example.org/foo/bar", "β"},
+		{"#", "http://example.org/foo/bar", ""},
 		{"/a/b/c", "http://example.org/a/b/c", ""},
 		{"../a", "http://example.org/a", ""},
 		{"./a", "http://example.org/foo/a", ""},
@@ -86,7 +88,7 @@ func TestResolveWHATWG(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Resolve(%q): %v", tt.in, err)
 			}
-			if got.URL != tt.want || got.Fragment != tt.frag {
+			if got.URL != tt.want || got.Fragment != tt.frag || got.HasFrag != strings.Contains(tt.in, "#") {
 				t.Errorf("Resolve(%q) = %q #%q, want %q #%q", tt.in, got.URL, got.Fragment, tt.want, tt.frag)
 			}
 		})

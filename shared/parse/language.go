@@ -1,0 +1,74 @@
+package parse
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/abadojack/whatlanggo"
+	"golang.org/x/text/language"
+)
+
+// Detection needs this much text: letters for scripts written with
+// spaces between words, or characters for Han, kana and Hangul, which
+// carry about a syllable or a word each. Below it the detector guesses
+// (it reads "Home About Contact Blog" as French, "reliably").
+const (
+	minDetectLetters = 60
+	minDetectWide    = 20
+)
+
+// language returns the page's primary language subtag: from <html lang>
+// (or <meta http-equiv="Content-Language">), else from the
+// Content-Language header, else detected from the page's own text; ""
+// when none of them tells.
+func (e *extractor) language(contentLanguage string) string {
+	if l := languageTag(e.lang); l != "" {
+		return l
+	}
+	if l := languageTag(strings.Split(contentLanguage, ",")[0]); l != "" {
+		return l
+	}
+	p := e.doc.Text
+	return detectLanguage(p.BigHeadlines + "\n" + p.SmallHeadlines + "\n" + p.Text)
+}
+
+// languageTag reduces a language tag to its IANA primary language subtag
+// ("en-US" -> "en"), or "" when it is not a valid tag.
+func languageTag(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return ""
+	}
+	t, err := language.Parse(s)
+	if err != nil {
+		return ""
+	}
+	b, conf := t.Base()
+	if conf == language.No || b.String() == "und" {
+		return ""
+	}
+	return b.String()
+}
+
+// detectLanguage returns the ISO 639-1 code of the language text is
+// written in, or "" when the text is too short, the detector is not
+// sure, or the language has no two-letter code.
+func detectLanguage(text string) string {
+	letters, wide := 0, 0
+	for _, r := range text {
+		switch {
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+			wide++
+		case unicode.IsLetter(r):
+			letters++
+		}
+	}
+	if letters < minDetectLetters && wide < minDetectWide {
+		return ""
+	}
+	info := whatlanggo.Detect(text)
+	if !info.IsReliable() {
+		return ""
+	}
+	return languageTag(info.Lang.Iso6391())
+}

@@ -1,0 +1,45 @@
+package summarize
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+func TestTokens(t *testing.T) {
+	tests := []struct {
+		name string
+		pile crawl.TextPile
+		want map[string]int
+	}{
+		{"empty pile", crawl.TextPile{}, map[string]int{}},
+		{"lower-cased and counted", crawl.TextPile{Text: "The lamp. THE Lamp, the lamp!"},
+			map[string]int{"the": 3, "lamp": 3}},
+		{"punctuation, underscores and hyphens split", crawl.TextPile{Text: "lamp_on x-ray (2024) e-mail:keeper"},
+			map[string]int{"lamp": 1, "on": 1, "ray": 1, "2024": 1, "mail": 1, "keeper": 1}},
+		{"one-byte tokens are dropped", crawl.TextPile{Text: "a I 7 x9 ok"},
+			map[string]int{"x9": 1, "ok": 1}},
+		{"64 bytes is the longest token", crawl.TextPile{Text: strings.Repeat("a", 64) + " " + strings.Repeat("b", 65)},
+			map[string]int{strings.Repeat("a", 64): 1}},
+		{"every field counts", crawl.TextPile{Text: "lamp", SecondaryText: "lamp home", BigHeadlines: "Lamp",
+			SmallHeadlines: "lamp", CodeText: "lamp.on()", QuoteText: "keep the lamp"},
+			map[string]int{"lamp": 6, "home": 1, "on": 1, "keep": 1, "the": 1}},
+		{"letters beyond ASCII", crawl.TextPile{Text: "Café CRÈME über Straße"},
+			map[string]int{"café": 1, "crème": 1, "über": 1, "straße": 1}},
+		{"a decomposed accent is the same token as a composed one", crawl.TextPile{Text: "cafe\u0301 café"},
+			map[string]int{"café": 2}},
+		{"combining vowel signs stay in their word", crawl.TextPile{Text: "नमस्ते दुनिया"},
+			map[string]int{"नमस्ते": 1, "दुनिया": 1}},
+		{"scripts without spaces are one run up to punctuation", crawl.TextPile{Text: "灯台の案内。灯台"},
+			map[string]int{"灯台の案内": 1, "灯台": 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Tokens(tt.pile); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Tokens = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
