@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -69,6 +70,9 @@ func ParseEnqueueEvent(body []byte) (EnqueueEvent, error) {
 		if err := dec.Decode(&ev); err != nil {
 			return EnqueueEvent{}, E(op, KindInvalid, fmt.Errorf("not a valid enqueue event: %w", err))
 		}
+		if _, err := dec.Token(); err != io.EOF {
+			return EnqueueEvent{}, E(op, KindInvalid, fmt.Errorf("not a valid enqueue event: data after the JSON object"))
+		}
 	case '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -97,6 +101,9 @@ func ParseEnqueueEvent(body []byte) (EnqueueEvent, error) {
 // Validate checks the event's fields (not whether the URL can be crawled:
 // that is the scheduler's call, and a recorded outcome).
 func (ev EnqueueEvent) Validate() error {
+	if ev.Version < 0 {
+		return fmt.Errorf(`"v" must be >= 1 (or left out), got %d`, ev.Version)
+	}
 	if ev.Version > EnqueueVersion {
 		return fmt.Errorf("schema version %d is newer than this crawler understands (%d)", ev.Version, EnqueueVersion)
 	}

@@ -171,10 +171,15 @@ func (d *DB) queryCandidates(ctx context.Context, where string, args ...any) ([]
 	return out, rows.Err()
 }
 
-// MarkAllDue makes every crawled or queued candidate due at now as the
-// given crawl type (`crawler crawl --recrawl`), and returns how many.
+// MarkAllDue makes every crawled candidate, and every due one (even if
+// due later), due at now as the given crawl type (`crawler crawl
+// --recrawl`), and returns how many. A candidate never crawled keeps its
+// crawl type (its next crawl is still its first). Queued candidates are
+// left to the crawl they were released as; filtered ones stay filtered.
 func (d *DB) MarkAllDue(ctx context.Context, now int64, t crawl.CrawlType) (int, error) {
-	res, err := d.db.ExecContext(ctx, `UPDATE crawl_frontier SET state='due', due_unix_utc=?, crawl_type=?, version=version+1
+	res, err := d.db.ExecContext(ctx, `UPDATE crawl_frontier SET state='due', due_unix_utc=?,
+		crawl_type=CASE WHEN (SELECT c.last_crawl_time_unix_utc FROM crawl_candidate c WHERE c.url_id=crawl_frontier.url_id)
+			IS NULL THEN crawl_type ELSE ? END, version=version+1
 		WHERE state IN ('crawled','due')`, now, t)
 	if err != nil {
 		return 0, fmt.Errorf("mark all due: %w", err)
