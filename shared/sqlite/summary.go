@@ -29,13 +29,15 @@ func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration
 	return o, nil
 }
 
-// FindOriginal returns the open, non-duplicate generation of another URL
-// whose text pile has the given digest: what a new generation with that
-// text would duplicate. It returns 0 when there is none.
+// FindOriginal returns the open, non-duplicate, indexable generation of
+// another URL whose text pile has the given digest: what a new generation
+// with that text would duplicate. It returns 0 when there is none. (A
+// noindex page is never an original: its copies would vanish from search.)
 func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, error) {
 	var id int64
 	err := d.db.QueryRowContext(ctx, `SELECT g.entity_generation_id FROM text_pile p
 		JOIN entity_generation g ON g.text_pile_id=p.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND g.marked_duplicate=0
+		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
 		JOIN url u ON u.url_id=g.url_id
 		WHERE p.blake2b512_digest=? AND u.url<>? ORDER BY g.first_seen_unix_utc, g.entity_generation_id LIMIT 1`, digest, u).Scan(&id)
 	if notFound(err) {
@@ -100,6 +102,9 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 				if _, err := tx.ExecContext(ctx, `UPDATE duplicate_summary SET duplicate_status_end_unix_utc=?
 					WHERE subject_entity_generation_id=? AND duplicate_status_end_unix_utc IS NULL`, s.SeenAt, open); err != nil {
 					return fmt.Errorf("end duplicate status of %d: %w", open, err)
+				}
+				if err := promoteDuplicates(ctx, tx, open, s.SeenAt); err != nil {
+					return err
 				}
 			}
 			id, err := insertGeneration(ctx, tx, urlid, s.New)
@@ -286,6 +291,65 @@ func insertTokens(ctx context.Context, tx *sql.Tx, pileID int64, tokens map[stri
 		}
 		if _, err := stat.ExecContext(ctx, id, pileID, n); err != nil {
 			return fmt.Errorf("insert token_statistics: %w", err)
+		}
+	}
+	return nil
+}
+
+// promoteDuplicates hands the role of original on when generation orig
+// closes at time at: its earliest open, indexable duplicate becomes the
+// original (its duplicate status ends), and the others become duplicates
+// of that one (their old status ends, a new one starts). Without this a
+// page's copies would stay marked duplicates of text no longer live, and
+// drop out of search.
+func promoteDuplicates(ctx context.Context, tx *sql.Tx, orig, at int64) error {
+	rows, err := tx.QueryContext(ctx, `SELECT g.entity_generation_id, coalesce(gc.noindex, 0) FROM duplicate_summary d
+		JOIN entity_generation g ON g.entity_generation_id=d.subject_entity_generation_id AND g.confirmed_end_unix_utc IS NULL
+		LEFT JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id
+		WHERE d.duplicate_of_entity_generation_id=? AND d.duplicate_status_end_unix_utc IS NULL
+		ORDER BY g.first_seen_unix_utc, g.entity_generation_id`, orig)
+	if err != nil {
+		return fmt.Errorf("find duplicates of %d: %w", orig, err)
+	}
+	var dups []int64
+	heir := int64(0)
+	for rows.Next() {
+		var id int64
+		var noindex bool
+		if err := rows.Scan(&id, &noindex); err != nil {
+			rows.Close()
+			return fmt.Errorf("scan duplicate: %w", err)
+		}
+		if heir == 0 && !noindex {
+			heir = id
+			continue
+		}
+		dups = append(dups, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE duplicate_summary SET duplicate_status_end_unix_utc=?
+		WHERE duplicate_of_entity_generation_id=? AND duplicate_status_end_unix_utc IS NULL`, at, orig); err != nil {
+		return fmt.Errorf("end duplicate statuses of copies of %d: %w", orig, err)
+	}
+	if heir == 0 {
+		// No indexable copy left: the copies are originals now.
+		for _, id := range dups {
+			if _, err := tx.ExecContext(ctx, `UPDATE entity_generation SET marked_duplicate=0 WHERE entity_generation_id=?`, id); err != nil {
+				return fmt.Errorf("unmark duplicate %d: %w", id, err)
+			}
+		}
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE entity_generation SET marked_duplicate=0 WHERE entity_generation_id=?`, heir); err != nil {
+		return fmt.Errorf("promote %d to original: %w", heir, err)
+	}
+	for _, id := range dups {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO duplicate_summary(subject_entity_generation_id, duplicate_of_entity_generation_id,
+			duplicate_status_start_unix_utc) VALUES(?,?,?)`, id, heir, at); err != nil {
+			return fmt.Errorf("re-point duplicate %d to %d: %w", id, heir, err)
 		}
 	}
 	return nil

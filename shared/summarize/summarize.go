@@ -112,6 +112,12 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 		u.OpenID = open.Generation.ID
 	}
 
+	if u.OpenID != 0 && l.TimeStarted < open.Generation.FirstSeen {
+		// An older crawl arriving after a newer one opened the current
+		// generation (queues may reorder): history is not rewritten; the
+		// crawl is kept, attached to the open generation.
+		return u, nil
+	}
 	switch code := l.ExitCode; {
 	case code == crawl.ExitUnchanged:
 		if u.OpenID != 0 {
