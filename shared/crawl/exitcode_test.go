@@ -29,7 +29,7 @@ func TestExitCodesMapToSeedWords(t *testing.T) {
 
 func TestExitCodeCategories(t *testing.T) {
 	tests := []struct {
-		c                              ExitCode
+		c                             ExitCode
 		contentful, failed, requested bool
 	}{
 		{ExitComplete, true, false, true},

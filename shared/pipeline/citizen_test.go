@@ -25,11 +25,11 @@ import (
 // compressed bodies. It logs every request start.
 type citizenSite struct {
 	*httptest.Server
-	mu          sync.Mutex
-	log         []Request
-	bigSent     atomic.Int64
-	flaky       atomic.Int32
-	other       string // another host's URL, linked but out of scope
+	mu      sync.Mutex
+	log     []Request
+	bigSent atomic.Int64
+	flaky   atomic.Int32
+	other   string // another host's URL, linked but out of scope
 }
 
 type Request struct {

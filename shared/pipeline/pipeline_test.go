@@ -2,8 +2,12 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -223,5 +227,50 @@ func TestUnreachableHostIsRecorded(t *testing.T) {
 	st, err := dd.DB.Status(context.Background(), "http://"+u.Host+"/")
 	if err != nil || st.Message == nil || !strings.Contains(*st.Message, "unreachable") || st.State != "pending" {
 		t.Errorf("status %+v (%v): want a pending URL whose message says robots.txt was unreachable", st, err)
+	}
+}
+
+// TestResumeWithManyQueued resumes a crawl that had more candidates
+// released than one page of requeueing: each is fetched once, and the
+// resume ends.
+func TestResumeWithManyQueued(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	dir := t.TempDir()
+	dd, err := OpenDataDir(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(srv.URL, "http://")
+	const n = 700
+	for i := 0; i < n; i++ {
+		c := crawl.Candidate{URL: fmt.Sprintf("%s/p%d", srv.URL, i), Host: host, State: crawl.StateQueued,
+			CrawlUUID: fmt.Sprintf("lost-%d", i), QueuedAt: time.Now().Unix(), CrawlType: crawl.CrawlFirst}
+		if err := dd.DB.PutCandidate(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dd.Close()
+	cfg := testConfig(srv.URL + "/")
+	cfg.Fetch.Delay = 0
+	done := make(chan Result, 1)
+	go func() { done <- crawlSite(t, dir, cfg) }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("resume did not finish")
+	}
+	for i := 0; i < n; i++ {
+		if got := hits[fmt.Sprintf("/p%d", i)]; got != 1 {
+			t.Fatalf("/p%d requested %d times, want once", i, got)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"sync"
@@ -105,14 +106,11 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := d.DB.ReleaseLeases(ctx, allQueues...); err != nil {
 		return res, err
 	}
-	for {
-		n, err := sched.Requeue(ctx, 0, 500)
-		if err != nil {
-			return res, err
-		}
-		if n < 500 {
-			break
-		}
+	// One pass over all of them: a paged loop would pick up the ones it
+	// just re-released (queued in this same second) again and again. They
+	// are few: at most the fetch budget and the crawls in flight.
+	if _, err := sched.Requeue(ctx, 0, math.MaxInt32); err != nil {
+		return res, err
 	}
 	if cfg.Recrawl {
 		if _, err := d.DB.MarkAllDue(ctx, start.Unix(), crawl.CrawlReenqueued); err != nil {

@@ -2,8 +2,8 @@ package urlnorm
 
 import (
 	"errors"
-	"strings"
 	"net/url"
+	"strings"
 	"testing"
 )
 
