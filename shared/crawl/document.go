@@ -19,6 +19,9 @@ type Document struct {
 	// InvalidLinks are hrefs that are not valid URLs, kept so that the
 	// scheduler can record them (as invalid-url candidates).
 	InvalidLinks []string `json:"invalid_links,omitempty"`
+	// Warnings say what could not be read as it should (logged by the
+	// parse stage).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Link is one link found in a document, before it is tied to a generation.

@@ -3,6 +3,7 @@ package parse
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -20,10 +21,15 @@ import (
 func Extract(pageURL, body, contentLanguage string) crawl.Document {
 	root, err := html.Parse(strings.NewReader(body))
 	doc := crawl.Document{URL: pageURL}
-	if err != nil { // html.Parse only fails on reader errors
+	page, _ := url.Parse(pageURL)
+	if err != nil {
+		// html.Parse refuses documents nested deeper than 512 elements.
+		// Their text and links are still read, flat.
+		e := extractFlat(&doc, page, body)
+		e.finish(contentLanguage)
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("HTML tree not built (%v): text and links read flat, without location flags or text kinds", err))
 		return doc
 	}
-	page, _ := url.Parse(pageURL)
 	e := &extractor{doc: &doc, base: documentBase(root, page), page: page}
 	e.walk(root, state{})
 	e.finish(contentLanguage)
@@ -162,14 +168,14 @@ func (e *extractor) element(n *html.Node, st state) state {
 	switch a {
 	case atom.Script:
 		if strings.EqualFold(attr(n, "type"), "application/ld+json") {
-			e.jsonLD = append(e.jsonLD, textOf(n))
+			e.jsonLD = append(e.jsonLD, textOf(n, 1<<20))
 		}
 		st.skip = true
 	case atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Select, atom.Option, atom.Button, atom.Textarea:
 		st.skip = true
 	case atom.Title:
 		if e.title == "" && !st.loc.InHeader {
-			e.title = collapse(textOf(n))
+			e.title = collapse(textOf(n, 4<<10))
 		}
 		st.skip = true
 	case atom.Html:
@@ -219,7 +225,8 @@ func (e *extractor) element(n *html.Node, st state) state {
 			st.small = true
 		}
 		if a == atom.H1 {
-			e.h1s = append(e.h1s, h1{text: collapse(textOf(n)), mainish: st.inMainish, chrome: st.secondary})
+			// Bounded: nested headings must not copy the document per level.
+			e.h1s = append(e.h1s, h1{text: collapse(textOf(n, 4<<10)), mainish: st.inMainish, chrome: st.secondary})
 		}
 		if st.link != nil {
 			e.doc.Links[st.link.idx].ContainsHeadline = true
@@ -604,15 +611,19 @@ func attrOK(n *html.Node, key string) (string, bool) {
 	return "", false
 }
 
-func textOf(n *html.Node) string {
+// textOf returns the text under n, reading at most about limit bytes.
+func textOf(n *html.Node, limit int) string {
 	var b strings.Builder
 	var f func(*html.Node)
 	f = func(n *html.Node) {
+		if b.Len() >= limit {
+			return
+		}
 		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
+			b.WriteString(n.Data[:min(len(n.Data), limit-b.Len())])
 			b.WriteByte(' ')
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
+		for c := n.FirstChild; c != nil && b.Len() < limit; c = c.NextSibling {
 			f(c)
 		}
 	}

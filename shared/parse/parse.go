@@ -71,6 +71,9 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 		return crawl.E("parse "+t.URL, crawl.KindInvalid, err)
 	}
 	doc := Extract(t.URL, text, t.ContentLanguage)
+	for _, w := range doc.Warnings {
+		p.log.Warn("page read partly", "url", t.URL, "warning", w)
+	}
 	doc.NoFollow = doc.NoFollow || t.NoFollow
 	doc.NoIndex = doc.NoIndex || t.NoIndex
 	if doc.NoIndex {
