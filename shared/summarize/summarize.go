@@ -146,6 +146,9 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 				u.Crawl.ExitCode = crawl.ExitDuplicate
 			}
 		}
+		if u.OpenID != 0 && l.TimeStarted < open.Generation.LastSeen {
+			break // the open generation was seen later than this crawl: keep it
+		}
 		u.Action, u.New = crawl.GenerationReplace, ng
 	case code == crawl.ExitRedirect && cr.Redirect != nil:
 		ng := &crawl.NewGeneration{
@@ -157,6 +160,9 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 		if u.OpenID != 0 && open.ContentKey == ng.ContentKey {
 			u.Action = crawl.GenerationExtend
 			break
+		}
+		if u.OpenID != 0 && l.TimeStarted < open.Generation.LastSeen {
+			break // the open generation was seen later than this crawl: keep it
 		}
 		u.Action, u.New = crawl.GenerationReplace, ng
 	}
