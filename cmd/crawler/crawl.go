@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -113,16 +112,24 @@ func (f *crawlFlags) logger(w io.Writer) (*slog.Logger, error) {
 
 // config builds the run's configuration. The HTTP client refuses
 // loopback, private and link-local addresses (SSRF) except for the
-// seeds' hosts, unless --allow-private.
-func (f *crawlFlags) config(seeds []string, log *slog.Logger) pipeline.Config {
+// crawl's scope: the seeds' hosts, named now or in earlier runs of the
+// data directory; --allow-private lifts the check.
+func (f *crawlFlags) config(ctx context.Context, dd *pipeline.DataDir, seeds []string, log *slog.Logger) (pipeline.Config, error) {
 	fc := fetch.DefaultConfig()
 	fc.UserAgent, fc.Delay, fc.Timeout, fc.MaxResourceSize = f.userAgent, f.delay, f.timeout, f.maxResourceSize
 	dialer := safedial.New(f.timeout)
 	dialer.AllowPrivate = f.allowPrivate
+	scope, err := dd.DB.ScopeHosts(ctx)
+	if err != nil {
+		return pipeline.Config{}, err
+	}
 	for _, s := range seeds {
-		if u, err := url.Parse(s); err == nil {
-			dialer.Allow(u.Hostname())
+		if n, err := urlnorm.Normalize(s); err == nil {
+			scope = append(scope, n.Host)
 		}
+	}
+	for _, h := range scope {
+		dialer.Allow(h)
 	}
 	cfg := pipeline.Config{
 		Seeds: seeds, Concurrency: f.concurrency, MaxPages: f.maxPages, Recrawl: f.recrawl, Fetch: fc, Log: log,
@@ -134,7 +141,7 @@ func (f *crawlFlags) config(seeds []string, log *slog.Logger) pipeline.Config {
 	cfg.Policy.MaxDepth, cfg.Policy.Include, cfg.Policy.Exclude = f.maxDepth, f.include, f.exclude
 	cfg.Parse.MaxURLsFromPage, cfg.Parse.FollowNofollow = f.maxURLsFromPage, f.followNofollow
 	cfg.Summarize.Tokens = f.tokens
-	return cfg
+	return cfg, nil
 }
 
 func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -170,7 +177,10 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{err}
 	}
 	defer dd.Close()
-	cfg := f.config(seeds, log)
+	cfg, err := f.config(ctx, dd, seeds, log)
+	if err != nil {
+		return err
+	}
 	prog := newProgress(stderr, f.quiet)
 	cfg.Progress = prog.update
 	res, err := dd.Run(ctx, cfg)

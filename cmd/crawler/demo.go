@@ -61,7 +61,11 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		dd.Close()
 		return err
 	}
-	cfg := f.config([]string{site}, log)
+	cfg, err := f.config(ctx, dd, []string{site}, log)
+	if err != nil {
+		dd.Close()
+		return err
+	}
 	prog := newProgress(stderr, f.quiet)
 	cfg.Progress = prog.update
 	res, err := dd.Run(ctx, cfg)

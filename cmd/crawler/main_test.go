@@ -113,6 +113,26 @@ func TestCrawlStatusSearch(t *testing.T) {
 	}
 }
 
+// TestRecrawlWithoutSeeds: `crawler crawl --recrawl` names no URL, yet
+// the scope kept in the data directory (here a loopback seed) is still
+// allowed through the address check.
+func TestRecrawlWithoutSeeds(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.Hang = 0
+	data := t.TempDir()
+	if _, stderr, code := runCLI(t, "crawl", "--data", data, "--delay", "1ms", "--max-depth", "1", site.URL+"/"); code != 0 {
+		t.Fatalf("crawl: %s", stderr)
+	}
+	stdout, stderr, code := runCLI(t, "crawl", "--data", data, "--delay", "1ms", "--max-depth", "1", "--recrawl")
+	if code != 0 {
+		t.Fatalf("recrawl: %s", stderr)
+	}
+	if strings.Contains(stdout, "blocked-address") || strings.Contains(stdout, "robots-disallowed") || !strings.Contains(stdout, "complete") {
+		t.Errorf("recrawl of a loopback seed without naming it:\n%s", stdout)
+	}
+}
+
 // TestKillAndResume kills a crawl with SIGKILL several times and runs it
 // to the end, then compares it with an uninterrupted crawl: the same
 // URLs, each crawled once.

@@ -58,6 +58,9 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	if err != nil {
 		return out, err
 	}
+	if rules.Refused {
+		return finish(crawl.ExitBlockedAddress, rules.Reason)
+	}
 	if !rules.Allowed(u.RequestURI()) {
 		if rules.Temporary {
 			out.retryAt = rules.Expires
@@ -186,7 +189,7 @@ func (f *Fetcher) rules(ctx context.Context, u *url.URL, t crawl.FetchTask) (*ro
 	if err != nil {
 		return nil, fmt.Errorf("robots.txt of %s: %w", origin, err)
 	}
-	if loaded && !rules.Temporary && ctx.Err() == nil {
+	if loaded && !rules.Temporary && !rules.Refused && ctx.Err() == nil {
 		sitemaps := rules.Sitemaps
 		if len(sitemaps) == 0 {
 			sitemaps = []string{origin + "/sitemap.xml"}
@@ -226,7 +229,10 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) *robots.Rules {
 		if ctx.Err() != nil {
 			ttl = 0
 		}
-		_, msg := classify(err, f.cfg.Timeout)
+		code, msg := classify(err, f.cfg.Timeout)
+		if code == crawl.ExitBlockedAddress {
+			return robots.RefusedHost(msg, now, f.cfg.RobotsTTL)
+		}
 		return robots.Unreachable(errors.New(msg), now, ttl)
 	}
 	defer resp.Body.Close()

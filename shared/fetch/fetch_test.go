@@ -140,15 +140,14 @@ func TestBlockedAddressIsRecorded(t *testing.T) {
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	d := safedial.New(time.Second) // nothing allowed: "localhost" resolves to loopback
 	h := newHarness(t, &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}, nil)
-	// robots.txt is fetched first and refused by the dialer: the host
-	// counts as unreachable, so the page is held back (RFC 9309) and the
-	// message names the refusal.
+	// robots.txt is fetched first and refused by the dialer: the URL is
+	// recorded as blocked-address (not as a robots.txt outage to retry).
 	cr, c := h.crawl(t, "http://localhost:"+port+"/admin", nil)
-	if cr.Log.ExitCode != crawl.ExitRobotsDisallowed || cr.Log.Message == nil || !strings.Contains(*cr.Log.Message, "refuses") {
-		t.Fatalf("exit %v (%v), want robots-disallowed saying the address is refused", cr.Log.ExitCode, cr.Log.Message)
+	if cr.Log.ExitCode != crawl.ExitBlockedAddress || cr.Log.Message == nil || !strings.Contains(*cr.Log.Message, "refuses") {
+		t.Fatalf("exit %v (%v), want blocked-address saying the address is refused", cr.Log.ExitCode, cr.Log.Message)
 	}
-	if c.State != crawl.StateDue {
-		t.Errorf("candidate state %s, want due again later", c.State)
+	if c.State != crawl.StateCrawled {
+		t.Errorf("candidate state %s, want crawled (not due again)", c.State)
 	}
 	// The page request itself is refused the same way.
 	res, err := h.f.get(context.Background(), crawl.Candidate{URL: "http://localhost:" + port + "/admin"})

@@ -29,8 +29,11 @@ type Rules struct {
 	// Temporary rules (robots.txt unreachable or 5xx) disallow everything
 	// until Expires; the URLs they hold back are retried then.
 	Temporary bool
-	group     *robotstxt.Group
-	all       *bool // nil: use group; else allow (true) or disallow (false) everything
+	// Refused rules: the fetcher's address policy refused the host, so
+	// nothing of it will be fetched (see Refused).
+	Refused bool
+	group   *robotstxt.Group
+	all     *bool // nil: use group; else allow (true) or disallow (false) everything
 }
 
 // Allowed reports whether the path (with its query) may be fetched.
@@ -88,6 +91,13 @@ func Unreachable(err error, now time.Time, errTTL time.Duration) *Rules {
 	exp := now.Add(errTTL)
 	return &Rules{all: &no, Temporary: true, Expires: exp,
 		Reason: fmt.Sprintf("robots.txt unreachable (%v): host disallowed until %s", err, exp.UTC().Format(time.RFC3339))}
+}
+
+// RefusedHost builds the rules for a host the fetcher may not connect
+// to at all: everything disallowed, for ttl, and not as a temporary
+// verdict worth retrying soon.
+func RefusedHost(reason string, now time.Time, ttl time.Duration) *Rules {
+	return &Rules{all: &no, Refused: true, Expires: now.Add(ttl), Reason: reason}
 }
 
 // URL returns the robots.txt URL of the origin of u.

@@ -33,7 +33,7 @@ type Dialer struct {
 	// AllowPrivate turns the check off.
 	AllowPrivate bool
 	mu           sync.RWMutex
-	allowed      map[string]bool // lower-case host names (no port)
+	allowed      map[string]bool // lower-case "host:port"
 	net          net.Dialer
 }
 
@@ -42,27 +42,40 @@ func New(timeout time.Duration) *Dialer {
 	return &Dialer{allowed: map[string]bool{}, net: net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}}
 }
 
-// Allow lets connections to host (a name or literal address, without
-// port) through whatever it resolves to.
-func (d *Dialer) Allow(host string) {
+// Allow lets connections to hostport ("host:port", a name or literal
+// address) through whatever the host resolves to; a hostport without a
+// port allows ports 80 and 443. Only that port: a seed does not open the
+// other services of its machine.
+func (d *Dialer) Allow(hostport string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.allowed[strings.ToLower(strings.Trim(host, "[]"))] = true
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+		d.allowed[key(host, "80")] = true
+		d.allowed[key(host, "443")] = true
+		return
+	}
+	d.allowed[key(host, port)] = true
 }
 
-func (d *Dialer) isAllowed(host string) bool {
+func key(host, port string) string {
+	return net.JoinHostPort(strings.ToLower(strings.Trim(host, "[]")), port)
+}
+
+func (d *Dialer) isAllowed(host, port string) bool {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
-	return d.AllowPrivate || d.allowed[strings.ToLower(strings.Trim(host, "[]"))]
+	return d.AllowPrivate || d.allowed[key(host, port)]
 }
 
 // DialContext is an http.Transport DialContext.
 func (d *Dialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
-	host, _, err := net.SplitHostPort(address)
+	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, err
 	}
-	if d.isAllowed(host) {
+	if d.isAllowed(host, port) {
 		return d.net.DialContext(ctx, network, address)
 	}
 	nd := d.net

@@ -48,7 +48,11 @@ func TestDialerRefusesUnlessAllowed(t *testing.T) {
 		t.Fatalf("GET 127.0.0.1: %v, want a BlockedError", err)
 	}
 
-	d.Allow("127.0.0.1") // a seed the user named
+	d.Allow("127.0.0.1:1") // another port of the same machine
+	if err := get(d, "127.0.0.1"); !errors.As(err, &be) {
+		t.Fatalf("allowing one port must not allow another: %v", err)
+	}
+	d.Allow("127.0.0.1:" + port) // a seed the user named
 	if err := get(d, "127.0.0.1"); err != nil {
 		t.Fatalf("GET an allowed seed host: %v", err)
 	}

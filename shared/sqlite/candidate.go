@@ -204,3 +204,21 @@ func (d *DB) InScope(ctx context.Context, host string) (bool, error) {
 	}
 	return n > 0, nil
 }
+
+// ScopeHosts returns the hosts in the crawl's scope.
+func (d *DB) ScopeHosts(ctx context.Context) ([]string, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT host FROM crawl_scope ORDER BY host`)
+	if err != nil {
+		return nil, fmt.Errorf("read scope: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
