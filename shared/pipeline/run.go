@@ -83,7 +83,7 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	cfg.Fetch.AgentUUID = agent.UUID
 	res := Result{AgentUUID: agent.UUID}
 
-	r := &runner{d: d, log: log, wake: map[string]chan struct{}{}}
+	r := &runner{d: d, log: log, wake: map[string]chan struct{}{}, lease: 10 * time.Minute}
 	for _, q := range allQueues {
 		r.wake[q] = make(chan struct{}, 1)
 	}
@@ -252,9 +252,10 @@ func handler[T any](h func(context.Context, T) error) func(context.Context, []by
 }
 
 type runner struct {
-	d    *DataDir
-	log  *slog.Logger
-	wake map[string]chan struct{}
+	d     *DataDir
+	log   *slog.Logger
+	wake  map[string]chan struct{}
+	lease time.Duration // how long a received message stays hidden; extended while it is handled
 }
 
 func (r *runner) notify(q string) {
@@ -285,7 +286,7 @@ func (r *runner) sender(q string) queueSender { return queueSender{r: r, q: q} }
 // can never be handled.
 func (r *runner) work(ctx context.Context, q string, batch int, h func(context.Context, []byte) error) {
 	for ctx.Err() == nil {
-		msgs, err := r.d.DB.Receive(ctx, q, batch, 10*time.Minute)
+		msgs, err := r.d.DB.Receive(ctx, q, batch, r.lease)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.log.Error("receive failed", "queue", q, "err", err)
@@ -302,13 +303,41 @@ func (r *runner) work(ctx context.Context, q string, batch int, h func(context.C
 			continue
 		}
 		for _, m := range msgs {
-			err := h(ctx, m.Body)
+			err := r.handle(ctx, q, m, h)
 			if ctx.Err() != nil {
 				return // shutting down: the leased messages wait for the next run
 			}
 			r.settle(ctx, q, m, err)
 		}
 	}
+}
+
+// handle runs h on one message, extending the message's lease every
+// half lease until h returns: a handler waiting its turn at a slow host
+// must not see its message handed to a second worker.
+func (r *runner) handle(ctx context.Context, q string, m sqlite.Message, h func(context.Context, []byte) error) error {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(r.lease / 2)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if err := r.d.DB.Retry(ctx, q, m.ID, r.lease); err != nil && ctx.Err() == nil {
+					r.log.Error("extending a message lease failed", "queue", q, "err", err)
+				}
+			}
+		}
+	}()
+	err := h(ctx, m.Body)
+	close(done)
+	wg.Wait()
+	return err
 }
 
 func (r *runner) settle(ctx context.Context, q string, m sqlite.Message, err error) {
