@@ -5,7 +5,7 @@ FUNCTIONS := scheduler fetcher parser summarizer
 GOFLAGS_LAMBDA := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 LDFLAGS  := -s -w
 
-.PHONY: all build crawler functions run test vet fmt-check bench clean
+.PHONY: all build crawler functions run test race vet fmt-check bench clean
 
 all: build
 
@@ -28,6 +28,10 @@ run: crawler
 ## test: vet, format check, and every test
 test: vet fmt-check
 	$(GO) test -count=1 ./...
+
+## race: every test under the race detector (slower; CI runs it)
+race:
+	$(GO) test -race -count=1 ./...
 
 vet:
 	$(GO) vet ./...

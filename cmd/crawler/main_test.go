@@ -78,7 +78,7 @@ func TestUsageErrors(t *testing.T) {
 func TestCrawlStatusSearch(t *testing.T) {
 	site := testsite.New()
 	defer site.Close()
-	site.Hang = 0
+	site.SetHang(0)
 	data := t.TempDir()
 	stdout, stderr, code := runCLI(t, "crawl", "--data", data, "--max-depth", "8", "--delay", "5ms", "--timeout", "2s", site.URL+"/")
 	if code != 0 {
@@ -119,7 +119,7 @@ func TestCrawlStatusSearch(t *testing.T) {
 func TestRecrawlWithoutSeeds(t *testing.T) {
 	site := testsite.New()
 	defer site.Close()
-	site.Hang = 0
+	site.SetHang(0)
 	data := t.TempDir()
 	if _, stderr, code := runCLI(t, "crawl", "--data", data, "--delay", "1ms", "--max-depth", "1", site.URL+"/"); code != 0 {
 		t.Fatalf("crawl: %s", stderr)
@@ -143,7 +143,7 @@ func TestKillAndResume(t *testing.T) {
 
 	ref := testsite.New()
 	defer ref.Close()
-	ref.Hang = 0
+	ref.SetHang(0)
 	refData := t.TempDir()
 	if out, err := crawlerCmd(args(refData, ref.URL)...).CombinedOutput(); err != nil {
 		t.Fatalf("reference crawl: %v\n%s", err, out)
@@ -151,7 +151,7 @@ func TestKillAndResume(t *testing.T) {
 
 	site := testsite.New()
 	defer site.Close()
-	site.Hang = 0
+	site.SetHang(0)
 	data := t.TempDir()
 	kills := 0
 	for _, after := range []time.Duration{700 * time.Millisecond, 500 * time.Millisecond, 900 * time.Millisecond} {

@@ -76,9 +76,6 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	defer done()
 	var res response
 	for attempt := 0; ; attempt++ {
-		if attempt > 0 {
-			f.polite.Started(c.Host)
-		}
 		if res, err = f.get(ctx, c); err != nil {
 			return out, err
 		}
@@ -141,7 +138,9 @@ func attempts(msg string, n int) string {
 	return msg
 }
 
-// retryAfter says whether to send the request again, and after how long:
+// retryAfter says whether to send the request again, and after how long
+// (never sooner than the host's delay; the wait starts when the previous
+// attempt's answer is in, and the host's slot is held meanwhile):
 // 429 and 503 honour Retry-After (up to MaxRetryAfter); transient
 // network errors back off exponentially with jitter; at most MaxRetries.
 func (f *Fetcher) retryAfter(res response, attempt int, delay time.Duration) (time.Duration, bool) {

@@ -38,11 +38,9 @@ type Sender interface {
 
 // Politeness spaces requests per host (see package politeness): Wait
 // takes the host's one in-flight slot once the delay has passed since
-// the last request started; Started notes a further request (a retry)
-// sent while holding the slot.
+// the last request to it finished; done gives the slot back.
 type Politeness interface {
 	Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error)
-	Started(host string)
 }
 
 // Config is the fetch stage's settings.

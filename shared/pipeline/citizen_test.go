@@ -30,6 +30,7 @@ type citizenSite struct {
 	bigSent atomic.Int64
 	flaky   atomic.Int32
 	other   string // another host's URL, linked but out of scope
+	bomb    []byte // 64 MiB of zeros gzipped: over the limit once decoded
 }
 
 type Request struct {
@@ -38,7 +39,11 @@ type Request struct {
 }
 
 func newCitizenSite(other string) *citizenSite {
-	s := &citizenSite{other: other}
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write(make([]byte, 64<<20))
+	z.Close()
+	s := &citizenSite{other: other, bomb: b.Bytes()}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -148,14 +153,9 @@ func (s *citizenSite) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", enc)
 		w.Write(b.Bytes())
 	case "/bomb.html":
-		// 64 MiB of zeros gzipped: over the limit once decoded.
-		var b bytes.Buffer
-		z := gzip.NewWriter(&b)
-		z.Write(make([]byte, 64<<20))
-		z.Close()
 		w.Header().Set("Content-Type", "text/html")
 		w.Header().Set("Content-Encoding", "gzip")
-		w.Write(b.Bytes())
+		w.Write(s.bomb)
 	default:
 		html(w, "<p>page "+r.URL.Path+"</p>")
 	}

@@ -45,7 +45,7 @@ func crawlSite(t *testing.T, dir string, cfg Config) Result {
 func TestCrawlTestSite(t *testing.T) {
 	site := testsite.New()
 	defer site.Close()
-	site.Hang = 3 * time.Second
+	site.SetHang(3 * time.Second)
 	dir := t.TempDir()
 	res := crawlSite(t, dir, testConfig(site.URL+"/"))
 
@@ -153,7 +153,7 @@ func TestCrawlTestSite(t *testing.T) {
 func TestRerunFetchesNothingNew(t *testing.T) {
 	site := testsite.New()
 	defer site.Close()
-	site.Hang = 0
+	site.SetHang(0)
 	dir := t.TempDir()
 	crawlSite(t, dir, testConfig(site.URL+"/"))
 	before := len(site.Requests())
@@ -169,7 +169,7 @@ func TestRerunFetchesNothingNew(t *testing.T) {
 func TestMaxDepthAndMaxPages(t *testing.T) {
 	site := testsite.New()
 	defer site.Close()
-	site.Hang = 0
+	site.SetHang(0)
 	cfg := testConfig(site.URL + "/")
 	cfg.Policy.MaxDepth = 1
 	crawlSite(t, t.TempDir(), cfg)

@@ -18,8 +18,8 @@ type Gate struct {
 }
 
 type hostState struct {
-	slot      chan struct{} // one token: the right to send a request
-	lastStart time.Time
+	slot     chan struct{} // one token: the right to send a request
+	lastDone time.Time     // when the last request to the host finished
 }
 
 // NewGate returns an empty gate. It knows nothing of requests sent
@@ -30,15 +30,17 @@ func NewGate() *Gate {
 }
 
 // Wait blocks until a request to host may start: no other request to it
-// in flight, and at least delay since the last one started. The delay is
-// the caller's, so a Crawl-delay learned from robots.txt applies from
-// the robots.txt request on. The caller must call done when its request
-// (with any retries) has finished.
+// in flight, and at least delay since the last one finished (so at the
+// server, too, two requests start at least delay apart, whatever the
+// network's latency). The delay is the caller's, so a Crawl-delay learned
+// from robots.txt applies from the robots.txt request on. The caller
+// must call done when its request (with any retries, each spaced by the
+// caller) has finished.
 func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error) {
 	g.mu.Lock()
 	h, ok := g.hosts[host]
 	if !ok {
-		h = &hostState{slot: make(chan struct{}, 1), lastStart: g.created}
+		h = &hostState{slot: make(chan struct{}, 1), lastDone: g.created}
 		g.hosts[host] = h
 	}
 	g.mu.Unlock()
@@ -48,8 +50,8 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	// We hold the host's slot; lastStart is ours to read and write.
-	if wait := h.lastStart.Add(delay).Sub(g.now()); wait > 0 {
+	// We hold the host's slot; lastDone is ours to read and write.
+	if wait := h.lastDone.Add(delay).Sub(g.now()); wait > 0 {
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
@@ -59,17 +61,11 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 			return nil, ctx.Err()
 		}
 	}
-	h.lastStart = g.now()
 	var once sync.Once
-	return func() { once.Do(func() { <-h.slot }) }, nil
-}
-
-// Started records that a request to host starts now, for a caller that
-// holds the host's slot and sends a further request (a retry).
-func (g *Gate) Started(host string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if h, ok := g.hosts[host]; ok {
-		h.lastStart = g.now()
-	}
+	return func() {
+		once.Do(func() {
+			h.lastDone = g.now()
+			<-h.slot
+		})
+	}, nil
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 )
 
+// TestGateSpacesStartsAndSerializes: each request starts at least the
+// delay after the previous one finished (hence after it started).
 func TestGateSpacesStartsAndSerializes(t *testing.T) {
 	g := NewGate()
 	const delay = 30 * time.Millisecond

@@ -26,10 +26,9 @@ type Request struct {
 // Site is a running test site.
 type Site struct {
 	*httptest.Server
-	mu  sync.Mutex
-	log []Request
-	// Hang is how long /hang waits before answering.
-	Hang time.Duration
+	mu   sync.Mutex
+	log  []Request
+	hang time.Duration // how long /hang waits before answering
 }
 
 // Ordinary lists the paths of the pages a crawl must reach and store.
@@ -67,9 +66,16 @@ var Redirects = map[string]string{
 
 // New starts the site.
 func New() *Site {
-	s := &Site{Hang: 30 * time.Second}
+	s := &Site{hang: 30 * time.Second}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
+}
+
+// SetHang sets how long /hang waits before answering (30 s at first).
+func (s *Site) SetHang(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hang = d
 }
 
 // Requests returns what the site has received, in order.
@@ -105,6 +111,7 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	s.log = append(s.log, Request{Path: p, UserAgent: r.UserAgent(), At: time.Now()})
+	hang := s.hang
 	s.mu.Unlock()
 
 	if to, ok := Redirects[p]; ok {
@@ -122,7 +129,7 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 	switch p {
 	case "/hang":
 		select {
-		case <-time.After(s.Hang):
+		case <-time.After(hang):
 		case <-r.Context().Done():
 		}
 		return
