@@ -127,29 +127,9 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 			}
 		}
 	case code.Contentful() && cr.File != nil:
-		ng := s.fileGeneration(cr, doc)
-		if u.OpenID != 0 && open.ContentKey == ng.ContentKey {
-			u.Action = crawl.GenerationExtend
-			if open.Generation.MarkedDuplicate {
-				u.Crawl.ExitCode = crawl.ExitDuplicate
-			}
-			break
+		if err := s.place(ctx, &u, open, s.fileGeneration(cr, doc)); err != nil {
+			return u, err
 		}
-		if ng.TextPile != nil && !ng.TextPile.Empty() {
-			orig, err := s.store.FindOriginal(ctx, ng.TextPile.Digest, l.URL)
-			if err != nil {
-				return u, fmt.Errorf("summarize %s: %w", l.URL, err)
-			}
-			if orig != 0 {
-				ng.DuplicateOf = orig
-				ng.Generation.MarkedDuplicate = true
-				u.Crawl.ExitCode = crawl.ExitDuplicate
-			}
-		}
-		if u.OpenID != 0 && l.TimeStarted < open.Generation.LastSeen {
-			break // the open generation was seen later than this crawl: keep it
-		}
-		u.Action, u.New = crawl.GenerationReplace, ng
 	case code == crawl.ExitRedirect && cr.Redirect != nil:
 		ng := &crawl.NewGeneration{
 			Generation: crawl.EntityGeneration{UUID: uuid.NewString(), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
@@ -157,16 +137,42 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 			Redirect: &crawl.RedirectSummary{ToURL: cr.Redirect.ToURL, InformationSource: cr.Redirect.InformationSource,
 				BySecurityPolicy: cr.Redirect.BySecurityPolicy},
 		}
-		if u.OpenID != 0 && open.ContentKey == ng.ContentKey {
-			u.Action = crawl.GenerationExtend
-			break
+		if err := s.place(ctx, &u, open, ng); err != nil {
+			return u, err
 		}
-		if u.OpenID != 0 && l.TimeStarted < open.Generation.LastSeen {
-			break // the open generation was seen later than this crawl: keep it
-		}
-		u.Action, u.New = crawl.GenerationReplace, ng
 	}
 	return u, nil
+}
+
+// place decides what a crawl that saw the content of ng does: the open
+// generation's content moves its last_seen on; other content opens ng
+// (closing the open one), marked duplicate when its text is another
+// URL's open original, unless the open generation was seen after this
+// crawl (a late delivery), which is then kept.
+func (s *Summarizer) place(ctx context.Context, u *crawl.SummaryUpdate, open crawl.OpenGeneration, ng *crawl.NewGeneration) error {
+	if u.OpenID != 0 && open.ContentKey == ng.ContentKey {
+		u.Action = crawl.GenerationExtend
+		if open.Generation.MarkedDuplicate {
+			u.Crawl.ExitCode = crawl.ExitDuplicate
+		}
+		return nil
+	}
+	if ng.TextPile != nil && !ng.TextPile.Empty() {
+		orig, err := s.store.FindOriginal(ctx, ng.TextPile.Digest, u.URL)
+		if err != nil {
+			return fmt.Errorf("summarize %s: %w", u.URL, err)
+		}
+		if orig != 0 {
+			ng.DuplicateOf = orig
+			ng.Generation.MarkedDuplicate = true
+			u.Crawl.ExitCode = crawl.ExitDuplicate
+		}
+	}
+	if u.OpenID != 0 && u.SeenAt < open.Generation.LastSeen {
+		return nil // the open generation was seen later than this crawl: keep it
+	}
+	u.Action, u.New = crawl.GenerationReplace, ng
+	return nil
 }
 
 // fileGeneration builds the generation a contentful crawl would open.
