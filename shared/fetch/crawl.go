@@ -90,11 +90,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		}
 	}
 	if res.code != crawl.ExitUnknown {
-		msg := res.msg
-		if n := len(cr.Requests); n > 1 {
-			msg = fmt.Sprintf("%s (after %d attempts)", msg, n)
-		}
-		return finish(res.code, msg)
+		return finish(res.code, attempts(res.msg, len(cr.Requests)))
 	}
 	resp := res.resp
 	status := resp.StatusCode
@@ -211,8 +207,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) *robots.Rules {
 	now := f.now()
 	done, err := f.polite.Wait(ctx, u.Host, f.cfg.Delay)
 	if err != nil {
-		r := robots.Unreachable(err, now, 0) // expires at once: not a verdict on the host
-		return r
+		return robots.Unreachable(err, now, 0) // expires at once: not a verdict on the host
 	}
 	defer done()
 	rctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
