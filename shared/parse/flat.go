@@ -10,6 +10,14 @@ import (
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
+// flatSkipped are the elements whose text the flat reader skips. Unlike
+// the tree walk it leaves out elements whose end tag may be implied
+// (<option>), since it counts start and end tags to know where it is.
+var flatSkipped = map[atom.Atom]bool{
+	atom.Script: true, atom.Style: true, atom.Noscript: true, atom.Template: true, atom.Svg: true, atom.Math: true,
+	atom.Textarea: true,
+}
+
 // extractFlat reads a page with the tokenizer alone, for pages whose
 // tree html.Parse will not build: the title, meta tags, main text and
 // every link, without location signatures or text kinds.
@@ -37,11 +45,10 @@ func extractFlat(doc *crawl.Document, page *url.URL, body string) *extractor {
 		case html.StartTagToken, html.SelfClosingTagToken:
 			tok := z.Token()
 			n := &html.Node{Type: html.ElementNode, Data: tok.Data, DataAtom: tok.DataAtom, Attr: tok.Attr}
+			if flatSkipped[tok.DataAtom] && tt == html.StartTagToken {
+				skip++
+			}
 			switch tok.DataAtom {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Textarea:
-				if tt == html.StartTagToken {
-					skip++
-				}
 			case atom.Title:
 				inTitle = tt == html.StartTagToken
 			case atom.Html:
@@ -68,9 +75,10 @@ func extractFlat(doc *crawl.Document, page *url.URL, body string) *extractor {
 			}
 		case html.EndTagToken:
 			tok := z.Token()
-			switch tok.DataAtom {
-			case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Textarea:
+			if flatSkipped[tok.DataAtom] {
 				skip = max(0, skip-1)
+			}
+			switch tok.DataAtom {
 			case atom.Title:
 				inTitle = false
 			case atom.A:
