@@ -180,7 +180,7 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 // it fetches them, it enqueues the sitemaps they name (or /sitemap.xml).
 func (f *Fetcher) rules(ctx context.Context, u *url.URL, t crawl.FetchTask) (*robots.Rules, error) {
 	origin := u.Scheme + "://" + u.Host
-	rules, loaded, err := f.robots.Get(ctx, origin, func(ctx context.Context) *robots.Rules { return f.fetchRobots(ctx, u) })
+	rules, loaded, err := f.robots.Get(ctx, origin, func(ctx context.Context) (*robots.Rules, error) { return f.fetchRobots(ctx, u) })
 	if err != nil {
 		return nil, fmt.Errorf("robots.txt of %s: %w", origin, err)
 	}
@@ -203,18 +203,22 @@ func (f *Fetcher) rules(ctx context.Context, u *url.URL, t crawl.FetchTask) (*ro
 
 // fetchRobots fetches an origin's robots.txt, politely, following up to
 // five redirects (RFC 9309), reading at most robots.MaxSize.
-func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) *robots.Rules {
+//
+// It returns an error, and no verdict, when it did not get the host's
+// politeness slot (cancelled, or the host is busy elsewhere): the fetch is
+// then retried as a whole, instead of recording a verdict on the host.
+func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (*robots.Rules, error) {
 	now := f.now()
 	done, err := f.polite.Wait(ctx, u.Host, f.cfg.Delay)
 	if err != nil {
-		return robots.Unreachable(err, now, 0) // expires at once: not a verdict on the host
+		return nil, fmt.Errorf("wait for %s: %w", u.Host, err)
 	}
 	defer done()
 	rctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(rctx, http.MethodGet, robots.URL(u), nil)
 	if err != nil {
-		return robots.Unreachable(err, now, f.cfg.RobotsErrorTTL)
+		return robots.Unreachable(err, now, f.cfg.RobotsErrorTTL), nil
 	}
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
 	resp, err := f.robotsClient.Do(req)
@@ -225,17 +229,17 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) *robots.Rules {
 		}
 		code, msg := classify(err, f.cfg.Timeout)
 		if code == crawl.ExitBlockedAddress {
-			return robots.RefusedHost(msg, now, f.cfg.RobotsTTL)
+			return robots.RefusedHost(msg, now, f.cfg.RobotsTTL), nil
 		}
-		return robots.Unreachable(errors.New(msg), now, ttl)
+		return robots.Unreachable(errors.New(msg), now, ttl), nil
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, robots.MaxSize))
 	if err != nil && resp.StatusCode < 300 {
 		_, msg := classify(err, f.cfg.Timeout)
-		return robots.Unreachable(errors.New(msg), now, f.cfg.RobotsErrorTTL)
+		return robots.Unreachable(errors.New(msg), now, f.cfg.RobotsErrorTTL), nil
 	}
-	return robots.FromResponse(resp.StatusCode, body, f.cfg.UserAgent, now, f.cfg.RobotsTTL, f.cfg.RobotsErrorTTL)
+	return robots.FromResponse(resp.StatusCode, body, f.cfg.UserAgent, now, f.cfg.RobotsTTL, f.cfg.RobotsErrorTTL), nil
 }
 
 // stored records a 2xx response's body: in the blob store, as a file

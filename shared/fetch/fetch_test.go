@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -266,5 +267,66 @@ func TestParseRetryAfter(t *testing.T) {
 	}
 	if _, ok := parseRetryAfter("soon", now); ok {
 		t.Error("parseRetryAfter accepted garbage")
+	}
+}
+
+// busyPolite refuses the host's slot while busy is set, as the Lambda
+// home's gate does when another invocation holds the host.
+type busyPolite struct {
+	busy  bool
+	inner Politeness
+}
+
+var errHostBusy = fmt.Errorf("host busy elsewhere")
+
+func (b *busyPolite) Wait(ctx context.Context, host string, d time.Duration) (func(), error) {
+	if b.busy {
+		return nil, errHostBusy
+	}
+	return b.inner.Wait(ctx, host, d)
+}
+
+// A fetch that cannot get the host's slot, even for robots.txt, records
+// nothing and fails transiently with the gate's error (the Lambda home
+// re-sends it later); it does not record a robots verdict.
+func TestBusyHostRecordsNothing(t *testing.T) {
+	var requests sync.Map
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Store(r.URL.Path, true)
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "<p>hello</p>")
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil)
+	polite := &busyPolite{busy: true, inner: politeness.NewGate()}
+	h.f.polite = polite
+	ctx := context.Background()
+	u := srv.URL + "/page"
+	pu, _ := url.Parse(u)
+	c := crawl.Candidate{URL: u, Host: pu.Host, CrawlType: crawl.CrawlFirst, State: crawl.StateQueued, CrawlUUID: "c1"}
+	if err := h.db.PutCandidate(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	task := crawl.FetchTask{URL: u, CrawlUUID: "c1", CrawlType: crawl.CrawlFirst}
+	err := h.f.Handle(ctx, task)
+	if !errors.Is(err, errHostBusy) || !crawl.IsTransient(err) {
+		t.Fatalf("Handle with the host busy = %v; want a transient error wrapping the gate's", err)
+	}
+	if _, err := h.db.GetCrawl(ctx, "c1"); !errors.Is(err, crawl.ErrNotFound) {
+		t.Fatalf("a crawl was recorded while the host was busy: %v", err)
+	}
+	if _, ok := requests.Load("/robots.txt"); ok {
+		t.Fatal("robots.txt was requested without the host's slot")
+	}
+	polite.busy = false
+	if err := h.f.Handle(ctx, task); err != nil {
+		t.Fatalf("Handle once the host is free: %v", err)
+	}
+	cr, err := h.db.GetCrawl(ctx, "c1")
+	if err != nil || cr.Log.ExitCode != crawl.ExitComplete {
+		t.Fatalf("crawl after the host freed up = %v, %v; want complete", cr.Log.ExitCode, err)
 	}
 }

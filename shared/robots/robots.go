@@ -121,7 +121,7 @@ func NewCache() *Cache { return &Cache{entries: map[string]*entry{}, now: time.N
 
 // Get returns the origin's rules, calling load when there are none or
 // they expired. loaded reports whether this call loaded them.
-func (c *Cache) Get(ctx context.Context, origin string, load func(context.Context) *Rules) (rules *Rules, loaded bool, err error) {
+func (c *Cache) Get(ctx context.Context, origin string, load func(context.Context) (*Rules, error)) (rules *Rules, loaded bool, err error) {
 	for {
 		c.mu.Lock()
 		e, ok := c.entries[origin]
@@ -140,7 +140,17 @@ func (c *Cache) Get(ctx context.Context, origin string, load func(context.Contex
 			e = &entry{ready: make(chan struct{})}
 			c.entries[origin] = e
 			c.mu.Unlock()
-			e.rules = load(ctx)
+			rules, err := load(ctx)
+			if err != nil {
+				// No verdict (the host's politeness slot was not ours to
+				// take): forget the entry, so the next caller loads again.
+				c.mu.Lock()
+				delete(c.entries, origin)
+				c.mu.Unlock()
+				close(e.ready)
+				return nil, false, err
+			}
+			e.rules = rules
 			close(e.ready)
 			return e.rules, true, nil
 		}

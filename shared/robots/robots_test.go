@@ -79,10 +79,10 @@ func TestToken(t *testing.T) {
 func TestCacheLoadsOncePerOrigin(t *testing.T) {
 	c := NewCache()
 	var loads atomic.Int32
-	load := func(context.Context) *Rules {
+	load := func(context.Context) (*Rules, error) {
 		loads.Add(1)
 		time.Sleep(10 * time.Millisecond)
-		return FromResponse(404, nil, ua, time.Now(), time.Hour, time.Minute)
+		return FromResponse(404, nil, ua, time.Now(), time.Hour, time.Minute), nil
 	}
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
@@ -102,5 +102,23 @@ func TestCacheLoadsOncePerOrigin(t *testing.T) {
 	c.now = func() time.Time { return time.Now().Add(2 * time.Hour) }
 	if _, loaded, _ := c.Get(context.Background(), "http://a", load); !loaded || loads.Load() != 2 {
 		t.Errorf("expired rules not reloaded (loads %d)", loads.Load())
+	}
+}
+
+// A load that fails leaves no verdict behind: the caller gets the error
+// and the next caller loads again.
+func TestCacheLoadError(t *testing.T) {
+	c := NewCache()
+	busy := errors.New("host busy")
+	fail := func(context.Context) (*Rules, error) { return nil, busy }
+	if _, loaded, err := c.Get(context.Background(), "http://a", fail); !errors.Is(err, busy) || loaded {
+		t.Fatalf("Get = loaded %v, err %v; want the load's error", loaded, err)
+	}
+	ok := func(context.Context) (*Rules, error) {
+		return FromResponse(404, nil, ua, time.Now(), time.Hour, time.Minute), nil
+	}
+	r, loaded, err := c.Get(context.Background(), "http://a", ok)
+	if err != nil || !loaded || !r.Allowed("/x") {
+		t.Fatalf("Get after a failed load = %v, loaded %v, err %v; want fresh rules", r, loaded, err)
 	}
 }
