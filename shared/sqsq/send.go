@@ -1,0 +1,279 @@
+package sqsq
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// Send sends each body as a message, in batch calls of at most MaxBatch
+// messages and MaxPayload bytes. A body SQS would refuse (empty, over
+// MaxPayload, or with a character outside XML's) is an error of kind
+// crawl.KindInvalid, and then nothing is sent. Otherwise an error says how
+// many messages were not sent; those before it were, so a caller that
+// sends again may deliver some twice (SQS delivers at least once anyway).
+func (q *Queue) Send(ctx context.Context, bodies ...[]byte) error {
+	return q.send(ctx, "send", 0, bodies)
+}
+
+// SendDelayed is Send with each message hidden for delay (rounded up to
+// whole seconds, at most MaxDelay) before it can be received.
+func (q *Queue) SendDelayed(ctx context.Context, delay time.Duration, bodies ...[]byte) error {
+	return q.send(ctx, "send delayed", seconds(delay, MaxDelay), bodies)
+}
+
+// SendWithAttributes sends one message with string message attributes,
+// which a receiver finds in Message.Attributes: how a message goes to a
+// dead-letter queue with its reason and source queue.
+func (q *Queue) SendWithAttributes(ctx context.Context, body []byte, attrs map[string]string) error {
+	op := "send to " + q.name
+	size := len(body)
+	ma := make(map[string]types.MessageAttributeValue, len(attrs))
+	for k, v := range attrs {
+		if k == "" || v == "" {
+			return crawl.Errorf(crawl.KindInvalid, "%s: message attribute %q=%q: SQS refuses an empty name or value", op, k, v)
+		}
+		ma[k] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
+		size += len(k) + len("String") + len(v)
+	}
+	if len(attrs) > 10 {
+		return crawl.Errorf(crawl.KindInvalid, "%s: %d message attributes, SQS takes at most 10", op, len(attrs))
+	}
+	if err := checkBody(body); err != nil {
+		return crawl.E(op, crawl.KindInvalid, err)
+	}
+	if size > MaxPayload {
+		return crawl.Errorf(crawl.KindInvalid, "%s: message of %d bytes with its attributes is over the %d-byte limit", op, size, MaxPayload)
+	}
+	q.counts.Sends.Add(1)
+	q.counts.bill(size)
+	if _, err := q.api.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl:          aws.String(q.url),
+		MessageBody:       aws.String(string(body)),
+		MessageAttributes: ma,
+	}); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	q.counts.Sent.Add(1)
+	return nil
+}
+
+func (q *Queue) send(ctx context.Context, op string, delay int32, bodies [][]byte) error {
+	op += " to " + q.name
+	for i, b := range bodies {
+		if err := checkBody(b); err != nil {
+			return crawl.E(fmt.Sprintf("%s: message %d of %d (nothing sent)", op, i+1, len(bodies)), crawl.KindInvalid, err)
+		}
+	}
+	sent := 0
+	for _, batch := range batches(bodies) {
+		n, err := q.sendBatch(ctx, delay, batch)
+		sent += n
+		if err != nil {
+			return wrapKind(err, "%s: %d of %d messages not sent", op, len(bodies)-sent, len(bodies))
+		}
+	}
+	return nil
+}
+
+// batches splits bodies, in order, into runs of at most MaxBatch bodies
+// and MaxPayload bytes.
+func batches(bodies [][]byte) [][][]byte {
+	var out [][][]byte
+	start, size := 0, 0
+	for i, b := range bodies {
+		if i > start && (i-start == MaxBatch || size+len(b) > MaxPayload) {
+			out = append(out, bodies[start:i])
+			start, size = i, 0
+		}
+		size += len(b)
+	}
+	if start < len(bodies) {
+		out = append(out, bodies[start:])
+	}
+	return out
+}
+
+// sendBatch sends one batch, retrying entries that failed through no
+// fault of ours, and returns how many messages SQS accepted.
+func (q *Queue) sendBatch(ctx context.Context, delay int32, batch [][]byte) (int, error) {
+	return q.retryBatch(ctx, len(batch), func(ids []int) ([]string, []types.BatchResultErrorEntry, error) {
+		in := &sqs.SendMessageBatchInput{QueueUrl: aws.String(q.url), Entries: make([]types.SendMessageBatchRequestEntry, len(ids))}
+		size := 0
+		for j, i := range ids {
+			in.Entries[j] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(string(batch[i])), DelaySeconds: delay}
+			size += len(batch[i])
+		}
+		q.counts.Sends.Add(1)
+		q.counts.bill(size)
+		out, err := q.api.SendMessageBatch(ctx, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		ok := make([]string, len(out.Successful))
+		for j, e := range out.Successful {
+			ok[j] = aws.ToString(e.Id)
+		}
+		q.counts.Sent.Add(int64(len(ok)))
+		return ok, out.Failed, nil
+	})
+}
+
+// retryBatch runs call for the entries 0..n-1 of a batch, then again for
+// those that failed through no fault of the sender, up to q.attempts
+// times with doubling backoff. It returns how many entries succeeded and,
+// if any did not, an error naming how many and why: of kind
+// crawl.KindInvalid if SQS blamed the request for every one, else
+// crawl.KindTransient. An entry missing from both lists of the answer
+// counts as failed.
+func (q *Queue) retryBatch(ctx context.Context, n int, call func(ids []int) (ok []string, failed []types.BatchResultErrorEntry, err error)) (int, error) {
+	pending := make([]int, n)
+	for i := range pending {
+		pending[i] = i
+	}
+	done := 0
+	var permanent []types.BatchResultErrorEntry
+	var transient []types.BatchResultErrorEntry
+	wait := q.backoff
+	for attempt := 1; ; attempt++ {
+		ok, failed, err := call(pending)
+		if err != nil {
+			return done, err
+		}
+		settled := make(map[string]bool, len(pending))
+		for _, id := range ok {
+			if !settled[id] && contains(pending, id) {
+				settled[id] = true
+				done++
+			}
+		}
+		transient = transient[:0]
+		var retry []int
+		for _, f := range failed {
+			id := aws.ToString(f.Id)
+			if settled[id] || !contains(pending, id) {
+				continue
+			}
+			settled[id] = true
+			if f.SenderFault {
+				permanent = append(permanent, f)
+				continue
+			}
+			transient = append(transient, f)
+			i, _ := strconv.Atoi(id)
+			retry = append(retry, i)
+		}
+		for _, i := range pending {
+			if id := strconv.Itoa(i); !settled[id] {
+				transient = append(transient, types.BatchResultErrorEntry{Id: aws.String(id), Code: aws.String("Missing"), Message: aws.String("entry in neither the successful nor the failed list")})
+				retry = append(retry, i)
+			}
+		}
+		if len(retry) == 0 || attempt >= q.attempts {
+			break
+		}
+		sort.Ints(retry)
+		pending = retry
+		select {
+		case <-ctx.Done():
+			return done, fmt.Errorf("%d entries still failing: %w", len(retry), ctx.Err())
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+	if len(permanent)+len(transient) == 0 {
+		return done, nil
+	}
+	kind := crawl.KindInvalid
+	msg := fmt.Sprintf("%d failed", len(permanent)+len(transient))
+	if len(transient) > 0 {
+		kind = crawl.KindTransient
+		msg += fmt.Sprintf(" (%d still failing after %d attempts)", len(transient), q.attempts)
+	}
+	return done, crawl.Errorf(kind, "%s: %s", msg, reasons(append(permanent, transient...)))
+}
+
+func contains(ids []int, id string) bool {
+	i, err := strconv.Atoi(id)
+	if err != nil {
+		return false
+	}
+	for _, j := range ids {
+		if i == j {
+			return true
+		}
+	}
+	return false
+}
+
+// reasons summarizes failed entries by code and message, most frequent
+// first.
+func reasons(failed []types.BatchResultErrorEntry) string {
+	count := map[string]int{}
+	for _, f := range failed {
+		r := aws.ToString(f.Code)
+		if m := aws.ToString(f.Message); m != "" {
+			r += " " + strconv.Quote(m)
+		}
+		if f.SenderFault {
+			r += " (sender fault)"
+		}
+		count[r]++
+	}
+	rs := make([]string, 0, len(count))
+	for r := range count {
+		rs = append(rs, r)
+	}
+	sort.Slice(rs, func(i, j int) bool {
+		if count[rs[i]] != count[rs[j]] {
+			return count[rs[i]] > count[rs[j]]
+		}
+		return rs[i] < rs[j]
+	})
+	for i, r := range rs {
+		rs[i] = fmt.Sprintf("%d× %s", count[r], r)
+	}
+	return strings.Join(rs, "; ")
+}
+
+// wrapKind wraps err with a formatted operation, keeping err's kind.
+func wrapKind(err error, format string, args ...any) error {
+	return crawl.E(fmt.Sprintf(format, args...), crawl.KindOf(err), err)
+}
+
+// checkBody reports why SQS would refuse body, if it would: SQS takes 1
+// to MaxPayload bytes of #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD |
+// #x10000-#x10FFFF, as UTF-8.
+func checkBody(b []byte) error {
+	if len(b) == 0 {
+		return fmt.Errorf("empty body: SQS needs at least one character")
+	}
+	if len(b) > MaxPayload {
+		return fmt.Errorf("body of %d bytes is over the %d-byte limit", len(b), MaxPayload)
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			return fmt.Errorf("body is not UTF-8 at byte %d", i)
+		case r == 0x9 || r == 0xA || r == 0xD,
+			r >= 0x20 && r <= 0xD7FF,
+			r >= 0xE000 && r <= 0xFFFD,
+			r >= 0x10000 && r <= 0x10FFFF:
+		default:
+			return fmt.Errorf("body has %U at byte %d, which SQS refuses", r, i)
+		}
+		i += n
+	}
+	return nil
+}
