@@ -63,6 +63,7 @@ type DB struct {
 	t      Tables
 	now    func() time.Time
 	logTTL time.Duration
+	blobs  Blobs // text piles (see WithBlobs)
 }
 
 // Option configures a DB.

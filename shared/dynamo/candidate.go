@@ -1,0 +1,482 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// A candidate item holds seed 000's crawl_candidate columns under their
+// names, the frontier fields under the SQLite crawl_frontier names, the
+// version for conditional writes and the crawls counter. Optional fields
+// (nil pointers, empty strings, an empty redirect chain) are absent.
+//
+// The GSI keys are copies kept only in the state they index, so the
+// indexes hold just the due and the queued candidates:
+//
+//	due_host, due_at         = host, due_unix_utc     while state = due
+//	queued_host, queued_at   = host, queued_unix_utc  while state = queued
+const (
+	caURL               = "url"
+	caLastCrawlTime     = "last_crawl_time_unix_utc"
+	caLastCrawlExit     = "last_crawl_exit_code"
+	caLastContentful    = "last_contentful_crawl_time_unix_utc"
+	caLastContentfulTag = "last_contentful_http_etag"
+	caHost              = "host"
+	caState             = "state"
+	caHops              = "hops"
+	caPriority          = "priority"
+	caDue               = "due_unix_utc"
+	caCrawlType         = "crawl_type"
+	caCrawlUUID         = "crawl_uuid"
+	caQueued            = "queued_unix_utc"
+	caLastCfModified    = "last_contentful_modified_unix_utc"
+	caNRedirs           = "n_redirs"
+	caOrigURL           = "orig_url"
+	caRedirectChain     = "redirect_chain"
+	caDiscovered        = "discovered_unix_utc"
+	caParent            = "parent_url"
+	caMaxDepth          = "max_depth"
+	caVersion           = "version"
+	caCrawls            = "crawls"
+	caDueHost           = "due_host"
+	caDueAt             = "due_at"
+	caQueuedHost        = "queued_host"
+	caQueuedAt          = "queued_at"
+)
+
+// GetCandidate returns the candidate for a normalized URL, or
+// crawl.ErrNotFound. The read is strongly consistent: its version is the
+// one a conditional PutCandidate will be checked against.
+func (d *DB) GetCandidate(ctx context.Context, u string) (crawl.Candidate, error) {
+	c, _, err := d.getCandidate(ctx, u)
+	return c, err
+}
+
+// CrawlCount returns how many crawls RecordCrawl recorded with the URL's
+// candidate (what `crawler status` reports as crawls), or
+// crawl.ErrNotFound when the URL has no candidate.
+func (d *DB) CrawlCount(ctx context.Context, u string) (int, error) {
+	_, n, err := d.getCandidate(ctx, u)
+	return n, err
+}
+
+// getCandidate reads a candidate item: the candidate and its crawls
+// counter.
+func (d *DB) getCandidate(ctx context.Context, u string) (crawl.Candidate, int, error) {
+	if u == "" {
+		// Not a valid key: DynamoDB would refuse the request.
+		return crawl.Candidate{}, 0, crawl.ErrNotFound
+	}
+	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(d.t.Candidates),
+		Key:            map[string]types.AttributeValue{caURL: fxS(u)},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return crawl.Candidate{}, 0, fmt.Errorf("get candidate %s: %w", u, err)
+	}
+	if len(out.Item) == 0 {
+		return crawl.Candidate{}, 0, crawl.ErrNotFound
+	}
+	c, err := decodeCandidate(out.Item)
+	if err != nil {
+		return c, 0, fmt.Errorf("get candidate %s: %w", u, err)
+	}
+	n, err := fxReadN(out.Item, caCrawls)
+	if err != nil {
+		return c, 0, fmt.Errorf("get candidate %s: %w", u, err)
+	}
+	return c, int(n), nil
+}
+
+// PutCandidate writes c if the stored version is still c.Version (0: the
+// candidate must not exist yet), else returns crawl.ErrConflict. On
+// success c.Version+1 is the stored version. It is an UpdateItem, not a
+// PutItem, so that the crawls counter survives.
+func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
+	in, err := d.candidateUpdate(c, false)
+	if err != nil {
+		return fmt.Errorf("put candidate %s: %w", c.URL, err)
+	}
+	if _, err := d.api.UpdateItem(ctx, in); err != nil {
+		if fxLostRace(err) {
+			return fmt.Errorf("put candidate %s (version %d): %w", c.URL, c.Version, crawl.ErrConflict)
+		}
+		return fmt.Errorf("put candidate %s: %w", c.URL, err)
+	}
+	return nil
+}
+
+// candidateUpdate is the conditional update that writes c as version
+// c.Version+1, also counting a crawl if countCrawl.
+func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool) (*dynamodb.UpdateItemInput, error) {
+	if c.URL == "" {
+		return nil, crawl.E("candidate", crawl.KindInvalid, errors.New("no URL"))
+	}
+	if (c.State == crawl.StateDue || c.State == crawl.StateQueued) && c.Host == "" {
+		// The host is the GSI's partition key, which cannot be empty.
+		return nil, crawl.E("candidate "+c.URL, crawl.KindInvalid, fmt.Errorf("state %s needs a host", c.State))
+	}
+	var u fxUpdate
+	u.set(caHost, fxS(c.Host))
+	u.set(caState, fxS(string(c.State)))
+	u.set(caHops, fxN(int64(c.Hops)))
+	u.set(caPriority, fxN(int64(c.Priority)))
+	u.set(caDue, fxN(c.DueAt))
+	u.set(caCrawlType, fxN(int64(c.CrawlType)))
+	u.set(caQueued, fxN(c.QueuedAt))
+	u.set(caNRedirs, fxN(int64(c.NRedirs)))
+	u.set(caDiscovered, fxN(c.DiscoveredAt))
+	u.set(caVersion, fxN(c.Version+1))
+	u.setOpt(caLastCrawlTime, fxOptN(c.LastCrawlTime))
+	var exit *int64
+	if c.LastCrawlExitCode != nil {
+		e := int64(*c.LastCrawlExitCode)
+		exit = &e
+	}
+	u.setOpt(caLastCrawlExit, fxOptN(exit))
+	u.setOpt(caLastContentful, fxOptN(c.LastContentfulCrawlTime))
+	u.setOpt(caLastContentfulTag, fxOptS(c.LastContentfulETag))
+	u.setOpt(caCrawlUUID, fxNonEmpty(c.CrawlUUID))
+	u.setOpt(caLastCfModified, fxOptN(c.LastContentfulModified))
+	u.setOpt(caOrigURL, fxNonEmpty(c.OrigURL))
+	u.setOpt(caParent, fxNonEmpty(c.Parent))
+	var maxDepth *int64
+	if c.MaxDepth != nil {
+		m := int64(*c.MaxDepth)
+		maxDepth = &m
+	}
+	u.setOpt(caMaxDepth, fxOptN(maxDepth))
+	if len(c.RedirectChain) > 0 {
+		l := make([]types.AttributeValue, len(c.RedirectChain))
+		for i, s := range c.RedirectChain {
+			l[i] = fxS(s)
+		}
+		u.set(caRedirectChain, &types.AttributeValueMemberL{Value: l})
+	} else {
+		u.remove(caRedirectChain)
+	}
+	if c.State == crawl.StateDue {
+		u.set(caDueHost, fxS(c.Host))
+		u.set(caDueAt, fxN(c.DueAt))
+	} else {
+		u.remove(caDueHost)
+		u.remove(caDueAt)
+	}
+	if c.State == crawl.StateQueued {
+		u.set(caQueuedHost, fxS(c.Host))
+		u.set(caQueuedAt, fxN(c.QueuedAt))
+	} else {
+		u.remove(caQueuedHost)
+		u.remove(caQueuedAt)
+	}
+	if countCrawl {
+		u.add(caCrawls, fxN(1))
+	}
+	var cond string
+	if c.Version == 0 {
+		cond = "attribute_not_exists(" + u.name(caURL) + ")"
+	} else {
+		cond = u.name(caVersion) + " = " + u.value(fxN(c.Version))
+	}
+	return &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(d.t.Candidates),
+		Key:                       map[string]types.AttributeValue{caURL: fxS(c.URL)},
+		UpdateExpression:          aws.String(u.expression()),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  u.names,
+		ExpressionAttributeValues: u.values,
+	}, nil
+}
+
+// decodeCandidate reads a candidate item.
+func decodeCandidate(m map[string]types.AttributeValue) (crawl.Candidate, error) {
+	var c crawl.Candidate
+	var err error
+	r := fxReader{m: m}
+	c.URL = r.str(caURL)
+	c.LastCrawlTime = r.optInt(caLastCrawlTime)
+	if e := r.optInt(caLastCrawlExit); e != nil {
+		code := crawl.ExitCode(*e)
+		c.LastCrawlExitCode = &code
+	}
+	c.LastContentfulCrawlTime = r.optInt(caLastContentful)
+	c.LastContentfulETag = r.optStr(caLastContentfulTag)
+	c.Host = r.str(caHost)
+	c.State = crawl.CandidateState(r.str(caState))
+	c.Hops = int(r.int(caHops))
+	c.Priority = int(r.int(caPriority))
+	c.DueAt = r.int(caDue)
+	c.CrawlType = crawl.CrawlType(r.int(caCrawlType))
+	c.CrawlUUID = r.str(caCrawlUUID)
+	c.QueuedAt = r.int(caQueued)
+	c.LastContentfulModified = r.optInt(caLastCfModified)
+	c.NRedirs = int(r.int(caNRedirs))
+	c.OrigURL = r.str(caOrigURL)
+	c.RedirectChain = r.strList(caRedirectChain)
+	c.DiscoveredAt = r.int(caDiscovered)
+	c.Parent = r.str(caParent)
+	if md := r.optInt(caMaxDepth); md != nil {
+		m := int(*md)
+		c.MaxDepth = &m
+	}
+	c.Version = r.int(caVersion)
+	if err = r.err; err != nil {
+		return c, fmt.Errorf("decode candidate %s: %w", c.URL, err)
+	}
+	return c, nil
+}
+
+// fxLostRace reports whether a write failed on its condition, or collided
+// with a transaction writing the same item: either way the caller should
+// re-read and try again.
+func fxLostRace(err error) bool {
+	var tc *types.TransactionConflictException
+	return conditionFailed(err) || errors.As(err, &tc)
+}
+
+// dueReadWindow is how many due candidates DueCandidates reads per host
+// (at least): the GSI orders a host's due candidates by due time only,
+// so priority is honoured among each host's dueReadWindow earliest-due
+// candidates. A Query page of 500 items of ~0.5 KB costs about 32 read
+// units (eventually consistent, 4 KB each at half a unit).
+const dueReadWindow = 500
+
+// hostQueries is how many per-host Queries run at once.
+const hostQueries = 8
+
+// DueCandidates returns up to limit candidates due at or before now,
+// highest priority and earliest due first, like the SQLite store, with
+// one difference that the lack of a Scan imposes: the limit is shared
+// fairly among the scope's hosts, round robin, so that one host's
+// backlog cannot hold back the others. Each scope host's due candidates
+// are read from the due-by-host GSI (earliest due first, at most
+// max(dueReadWindow, limit/hosts) of them), so a due candidate of a
+// host outside the scope is never returned (the scheduler files those
+// as filtered), and a host with more due candidates than that is served
+// its earliest-due ones. The GSI is eventually consistent: a candidate
+// returned may have changed since, which the release's conditional
+// write catches.
+func (d *DB) DueCandidates(ctx context.Context, now int64, limit int) ([]crawl.Candidate, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	hosts, err := d.ScopeHosts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("due candidates: %w", err)
+	}
+	if len(hosts) == 0 {
+		return nil, nil
+	}
+	perHost := max(dueReadWindow, (limit+len(hosts)-1)/len(hosts))
+	byHost := make([][]crawl.Candidate, len(hosts))
+	err = fxForHosts(ctx, hosts, func(ctx context.Context, i int, host string) error {
+		cs, err := d.queryHost(ctx, IndexDueByHost, caDueHost, caDueAt, host, now, perHost)
+		if err != nil {
+			return err
+		}
+		sortCandidates(cs, dueFirst)
+		byHost[i] = cs
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("due candidates: %w", err)
+	}
+	// Round robin over the hosts, the host with the best candidate first.
+	sort.SliceStable(byHost, func(i, j int) bool {
+		a, b := byHost[i], byHost[j]
+		if len(a) == 0 || len(b) == 0 {
+			return len(b) == 0 && len(a) > 0
+		}
+		return dueFirst(a[0], b[0])
+	})
+	var out []crawl.Candidate
+	for round := 0; len(out) < limit; round++ {
+		took := false
+		for _, cs := range byHost {
+			if round < len(cs) && len(out) < limit {
+				out = append(out, cs[round])
+				took = true
+			}
+		}
+		if !took {
+			break
+		}
+	}
+	sortCandidates(out, dueFirst)
+	return out, nil
+}
+
+// dueFirst orders due candidates: highest priority, then earliest due,
+// then by URL.
+func dueFirst(a, b crawl.Candidate) bool {
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	if a.DueAt != b.DueAt {
+		return a.DueAt < b.DueAt
+	}
+	return a.URL < b.URL
+}
+
+// queuedFirst orders queued candidates: earliest released, then by URL.
+func queuedFirst(a, b crawl.Candidate) bool {
+	if a.QueuedAt != b.QueuedAt {
+		return a.QueuedAt < b.QueuedAt
+	}
+	return a.URL < b.URL
+}
+
+func sortCandidates(cs []crawl.Candidate, less func(a, b crawl.Candidate) bool) {
+	sort.Slice(cs, func(i, j int) bool { return less(cs[i], cs[j]) })
+}
+
+// StaleQueued returns up to limit candidates released to fetch at or
+// before the given time whose crawl has not been recorded (their fetch
+// message was lost, or is still on its way), oldest release first. It
+// reads each scope host's oldest queued candidates from the
+// queued-by-host GSI.
+func (d *DB) StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.Candidate, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	hosts, err := d.ScopeHosts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stale queued: %w", err)
+	}
+	byHost := make([][]crawl.Candidate, len(hosts))
+	err = fxForHosts(ctx, hosts, func(ctx context.Context, i int, host string) error {
+		cs, err := d.queryHost(ctx, IndexQueuedByHost, caQueuedHost, caQueuedAt, host, before, limit)
+		byHost[i] = cs
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("stale queued: %w", err)
+	}
+	var out []crawl.Candidate
+	for _, cs := range byHost {
+		out = append(out, cs...)
+	}
+	sortCandidates(out, queuedFirst)
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// NextDue returns the earliest due time of a candidate in state due (of
+// a scope host), and false when none is due at any time. It reads one
+// item per scope host from the due-by-host GSI.
+func (d *DB) NextDue(ctx context.Context) (int64, bool, error) {
+	hosts, err := d.ScopeHosts(ctx)
+	if err != nil {
+		return 0, false, fmt.Errorf("next due: %w", err)
+	}
+	first := make([]*int64, len(hosts))
+	err = fxForHosts(ctx, hosts, func(ctx context.Context, i int, host string) error {
+		out, err := d.api.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(d.t.Candidates),
+			IndexName:                 aws.String(IndexDueByHost),
+			KeyConditionExpression:    aws.String("#h = :h"),
+			ExpressionAttributeNames:  map[string]string{"#h": caDueHost, "#t": caDueAt},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":h": fxS(host)},
+			ProjectionExpression:      aws.String("#t"),
+			Limit:                     aws.Int32(1),
+		})
+		if err != nil {
+			return fmt.Errorf("query %s of %s: %w", IndexDueByHost, host, err)
+		}
+		if len(out.Items) > 0 {
+			r := fxReader{m: out.Items[0]}
+			first[i] = r.optInt(caDueAt)
+			return r.err
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("next due: %w", err)
+	}
+	var next int64
+	found := false
+	for _, t := range first {
+		if t != nil && (!found || *t < next) {
+			next, found = *t, true
+		}
+	}
+	return next, found, nil
+}
+
+// queryHost reads up to n candidates of one host from a sparse GSI whose
+// sort key is at most upTo, in the sort key's order.
+func (d *DB) queryHost(ctx context.Context, index, hostAttr, timeAttr, host string, upTo int64, n int) ([]crawl.Candidate, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(d.t.Candidates),
+		IndexName:                 aws.String(index),
+		KeyConditionExpression:    aws.String("#h = :h AND #t <= :t"),
+		ExpressionAttributeNames:  map[string]string{"#h": hostAttr, "#t": timeAttr},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":h": fxS(host), ":t": fxN(upTo)},
+	}
+	var out []crawl.Candidate
+	for len(out) < n {
+		in.Limit = aws.Int32(int32(min(n-len(out), 1000)))
+		page, err := d.api.Query(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("query %s of %s: %w", index, host, err)
+		}
+		for _, it := range page.Items {
+			c, err := decodeCandidate(it)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			break
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+	return out, nil
+}
+
+// fxForHosts calls f for every host, hostQueries at a time, and returns
+// the first error (cancelling the calls still running).
+func fxForHosts(ctx context.Context, hosts []string, f func(ctx context.Context, i int, host string) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sem := make(chan struct{}, hostQueries)
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	for i, h := range hosts {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := f(ctx, i, h); err != nil {
+				once.Do(func() { first = err; cancel() })
+			}
+		}()
+	}
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		// The caller's context ended before every host was read.
+		return ctx.Err()
+	}
+	return first
+}

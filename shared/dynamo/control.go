@@ -1,0 +1,94 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// The control table is keyed (pk, sk). Its item kinds:
+//
+//	pk="scope",        sk=host   the crawl's scope (seed hosts); also: host
+//	pk="agent",        sk=uuid   an agent (seed 000 agent columns)
+//	pk="host#"+host,   sk="gate" a host's politeness gate (see Gate)
+const (
+	ctlPK = "pk"
+	ctlSK = "sk"
+
+	ctlHost  = "host"
+	ctlScope = "scope"
+	ctlAgent = "agent"
+)
+
+// AddScopeHost puts a host in the crawl's scope. Adding it again changes
+// nothing.
+func (d *DB) AddScopeHost(ctx context.Context, host string) error {
+	if host == "" {
+		return crawl.E("add scope host", crawl.KindInvalid, errors.New("empty host"))
+	}
+	_, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName: aws.String(d.t.Control),
+		Item:      map[string]types.AttributeValue{ctlPK: fxS(ctlScope), ctlSK: fxS(host), ctlHost: fxS(host)},
+	})
+	if err != nil {
+		return fmt.Errorf("add scope host %s: %w", host, err)
+	}
+	return nil
+}
+
+// InScope reports whether host is in the crawl's scope.
+func (d *DB) InScope(ctx context.Context, host string) (bool, error) {
+	if host == "" {
+		return false, nil // not a valid key, and never in scope
+	}
+	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:            aws.String(d.t.Control),
+		Key:                  ctlKey(ctlScope, host),
+		ConsistentRead:       aws.Bool(true),
+		ProjectionExpression: aws.String(ctlPK),
+	})
+	if err != nil {
+		return false, fmt.Errorf("scope of %s: %w", host, err)
+	}
+	return len(out.Item) > 0, nil
+}
+
+// ScopeHosts returns the hosts in the crawl's scope, in byte order.
+func (d *DB) ScopeHosts(ctx context.Context) ([]string, error) {
+	var out []string
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(d.t.Control),
+		KeyConditionExpression:    aws.String("#pk = :pk"),
+		ExpressionAttributeNames:  map[string]string{"#pk": ctlPK, "#sk": ctlSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": fxS(ctlScope)},
+		ProjectionExpression:      aws.String("#sk"),
+		ConsistentRead:            aws.Bool(true),
+	}
+	for {
+		page, err := d.api.Query(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("read scope: %w", err)
+		}
+		for _, it := range page.Items {
+			r := fxReader{m: it}
+			out = append(out, r.str(ctlSK))
+			if r.err != nil {
+				return nil, fmt.Errorf("read scope: %w", r.err)
+			}
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return out, nil
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+}
+
+func ctlKey(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{ctlPK: fxS(pk), ctlSK: fxS(sk)}
+}

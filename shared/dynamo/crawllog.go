@@ -1,0 +1,375 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// A crawl log item is one crawl: seed 000's crawl_log row with its
+// request rows (a list of maps), its file row (with the file_body
+// columns), file_text and redirect row, under the seeds' column names.
+// URLs and MIME types are stored by value, not by id, and the rows have
+// no ids: crawl.Crawl's ID fields read back as 0. DynamoDB deletes the
+// item some time after expires_at (TTLAttribute), set to the recording
+// time plus the crawl log retention.
+const (
+	clCrawlUUID    = "crawl_uuid"
+	clURL          = "url"
+	clCrawlType    = "crawl_type"
+	clAgentUUID    = "agent_uuid"
+	clTimeStarted  = "time_started_unix_utc"
+	clTimeTaken    = "time_taken_ms"
+	clExitCode     = "exit_code"
+	clMessage      = "message"
+	clRequests     = "requests"
+	clFile         = "file"
+	clFileText     = "file_text"
+	clFileTextCut  = "file_text_truncated"
+	clRedirect     = "redirect"
+	clTimeSent     = "time_sent_unix_utc"
+	clDurationMS   = "request_duration_ms"
+	clRobotsOK     = "robotstxt_approved"
+	clServerLM     = "server_last_modified_unix_utc"
+	clHTTPStatus   = "http_status_code"
+	clHTTPETag     = "http_etag"
+	clLastModified = "last_modified_unix_utc"
+	clFileSize     = "file_size"
+	clMIMEType     = "mimetype"
+	clCanonical    = "canonical_url"
+	clBodyKey      = "body_key"
+	clCharset      = "charset"
+	clContentType  = "content_type"
+	clContentLang  = "content_language"
+	clRobotsTag    = "x_robots_tag"
+	clToURL        = "to_url"
+	clInfoSource   = "information_source"
+	clPermanent    = "is_permanent"
+	clBySecurity   = "by_security_policy"
+)
+
+// MaxFileText is the most bytes of a file's text a crawl log item keeps
+// (cut at a character boundary, with file_text_truncated set). An item
+// may not exceed 400 KB, and nothing reads the text back from the log
+// (the later stages read the body from S3), so the log keeps only its
+// head. Write units grow with it: a crawl log item of 64 KiB costs 64
+// write units, 128 inside RecordCrawl's transaction.
+const MaxFileText = 64 << 10
+
+// RecordCrawl writes a crawl (its crawl log item) and, when c is not
+// nil, the candidate's new state in one TransactWriteItems. A crawl
+// whose crawl_uuid is already recorded is left as it is and RecordCrawl
+// returns false, writing nothing; a candidate changed since it was read
+// (its version is not c.Version) is crawl.ErrConflict and nothing is
+// written. The candidate's crawls counter goes up by one with the crawl.
+//
+// Unlike the SQLite store it does not check that the crawl's agent is
+// registered: that would be a third item in every transaction.
+func (d *DB) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
+	fresh, err := d.recordCrawlLog(ctx, cr, c)
+	if err != nil {
+		return false, fmt.Errorf("record crawl %s of %s: %w", cr.Log.CrawlUUID, cr.Log.URL, err)
+	}
+	return fresh, nil
+}
+
+func (d *DB) recordCrawlLog(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
+	if cr.Log.CrawlUUID == "" {
+		return false, crawl.E("record crawl", crawl.KindInvalid, errors.New("no crawl_uuid"))
+	}
+	put := types.Put{
+		TableName:                aws.String(d.t.CrawlLog),
+		Item:                     d.crawlLogItem(cr),
+		ConditionExpression:      aws.String("attribute_not_exists(#k)"),
+		ExpressionAttributeNames: map[string]string{"#k": clCrawlUUID},
+	}
+	if c == nil {
+		// One item: a plain conditional put, at half a transaction's cost.
+		_, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.TableName, Item: put.Item,
+			ConditionExpression: put.ConditionExpression, ExpressionAttributeNames: put.ExpressionAttributeNames})
+		if conditionFailed(err) {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	upd, err := d.candidateUpdate(*c, true)
+	if err != nil {
+		return false, err
+	}
+	_, err = d.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &put},
+		{Update: &types.Update{TableName: upd.TableName, Key: upd.Key, UpdateExpression: upd.UpdateExpression,
+			ConditionExpression: upd.ConditionExpression, ExpressionAttributeNames: upd.ExpressionAttributeNames,
+			ExpressionAttributeValues: upd.ExpressionAttributeValues}},
+	}})
+	var tc *types.TransactionCanceledException
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.As(err, &tc):
+		// One reason per item, in order: the crawl log put, then the
+		// candidate update.
+		reason := func(i int) string {
+			if i < len(tc.CancellationReasons) {
+				return aws.ToString(tc.CancellationReasons[i].Code)
+			}
+			return ""
+		}
+		switch {
+		case reason(0) == "ConditionalCheckFailed":
+			return false, nil // recorded before
+		case reason(1) == "ConditionalCheckFailed":
+			// When both conditions fail, DynamoDB may report only one of
+			// them (DynamoDB Local reports either): a crawl recorded
+			// before wins over a changed candidate, as in the SQLite store.
+			recorded, err := d.crawlRecorded(ctx, cr.Log.CrawlUUID)
+			if err != nil {
+				return false, err
+			}
+			if recorded {
+				return false, nil
+			}
+			return false, fmt.Errorf("candidate %s (version %d): %w", c.URL, c.Version, crawl.ErrConflict)
+		case reason(0) == "TransactionConflict" || reason(1) == "TransactionConflict":
+			// Another transaction was writing one of the items: re-read, retry.
+			return false, fmt.Errorf("%w: %v", crawl.ErrConflict, err)
+		}
+		return false, err
+	case fxLostRace(err):
+		return false, fmt.Errorf("%w: %v", crawl.ErrConflict, err)
+	default:
+		return false, err
+	}
+}
+
+// crawlRecorded reports whether a crawl log item exists.
+func (d *DB) crawlRecorded(ctx context.Context, crawlUUID string) (bool, error) {
+	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(d.t.CrawlLog),
+		Key:                      map[string]types.AttributeValue{clCrawlUUID: fxS(crawlUUID)},
+		ConsistentRead:           aws.Bool(true),
+		ProjectionExpression:     aws.String("#k"),
+		ExpressionAttributeNames: map[string]string{"#k": clCrawlUUID},
+	})
+	if err != nil {
+		return false, fmt.Errorf("look up crawl: %w", err)
+	}
+	return len(out.Item) > 0, nil
+}
+
+// crawlLogItem is the crawl log item of a crawl.
+func (d *DB) crawlLogItem(cr crawl.Crawl) map[string]types.AttributeValue {
+	l := cr.Log
+	it := map[string]types.AttributeValue{
+		clCrawlUUID:   fxS(l.CrawlUUID),
+		clAgentUUID:   fxS(l.AgentUUID),
+		clURL:         fxS(l.URL),
+		clCrawlType:   fxN(int64(l.CrawlType)),
+		clTimeStarted: fxN(l.TimeStarted),
+		clTimeTaken:   fxN(l.TimeTakenMS),
+		clExitCode:    fxN(int64(l.ExitCode)),
+		TTLAttribute:  fxN(d.now().Add(d.logTTL).Unix()),
+	}
+	fxPutOpt(it, clMessage, fxOptS(l.Message))
+	if len(cr.Requests) > 0 {
+		reqs := make([]types.AttributeValue, len(cr.Requests))
+		for i, r := range cr.Requests {
+			m := map[string]types.AttributeValue{
+				clURL:      fxS(r.URL),
+				clTimeSent: fxN(r.TimeSent),
+				clRobotsOK: fxBool(r.RobotsTxtApproved),
+				clExitCode: fxN(int64(r.ExitCode)),
+			}
+			fxPutOpt(m, clDurationMS, fxOptN(r.DurationMS))
+			fxPutOpt(m, clServerLM, fxOptN(r.ServerLastModified))
+			if r.HTTPStatusCode != nil {
+				m[clHTTPStatus] = fxN(int64(*r.HTTPStatusCode))
+			}
+			fxPutOpt(m, clHTTPETag, fxOptS(r.HTTPETag))
+			reqs[i] = &types.AttributeValueMemberM{Value: m}
+		}
+		it[clRequests] = &types.AttributeValueMemberL{Value: reqs}
+	}
+	if f := cr.File; f != nil {
+		m := map[string]types.AttributeValue{
+			clURL:      fxS(f.URL),
+			clMIMEType: fxS(f.MIMEType),
+			clBodyKey:  fxS(f.BodyKey),
+		}
+		fxPutOpt(m, clLastModified, fxOptN(f.LastModified))
+		fxPutOpt(m, clFileSize, fxOptN(f.FileSize))
+		fxPutOpt(m, clCanonical, fxOptS(f.CanonicalURL))
+		fxPutOpt(m, clCharset, fxNonEmpty(f.Charset))
+		fxPutOpt(m, clContentType, fxNonEmpty(f.ContentType))
+		fxPutOpt(m, clContentLang, fxNonEmpty(f.ContentLanguage))
+		fxPutOpt(m, clRobotsTag, fxNonEmpty(f.RobotsTag))
+		it[clFile] = &types.AttributeValueMemberM{Value: m}
+		// As in the SQLite store, a file's text is kept only with its file.
+		if cr.FileText != nil {
+			text, cut := fxTruncate(*cr.FileText, MaxFileText)
+			it[clFileText] = fxS(text)
+			if cut {
+				it[clFileTextCut] = fxBool(true)
+			}
+		}
+	}
+	if r := cr.Redirect; r != nil {
+		m := map[string]types.AttributeValue{
+			clURL:        fxS(r.URL),
+			clToURL:      fxS(r.ToURL),
+			clInfoSource: fxN(int64(r.InformationSource)),
+			clPermanent:  fxBool(r.IsPermanent),
+			clBySecurity: fxBool(r.BySecurityPolicy),
+		}
+		fxPutOpt(m, clLastModified, fxOptN(r.LastModified))
+		it[clRedirect] = &types.AttributeValueMemberM{Value: m}
+	}
+	return it
+}
+
+// fxTruncate cuts s to at most n bytes without splitting a character,
+// and reports whether it cut.
+func fxTruncate(s string, n int) (string, bool) {
+	if len(s) <= n {
+		return s, false
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i], true
+}
+
+// GetCrawl reads back a recorded crawl (without file_text, as the SQLite
+// store), or crawl.ErrNotFound; its ID fields are 0. The read is
+// strongly consistent.
+func (d *DB) GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error) {
+	if crawlUUID == "" {
+		return crawl.Crawl{}, crawl.ErrNotFound
+	}
+	names := map[string]string{}
+	proj := ""
+	for i, a := range []string{clCrawlUUID, clAgentUUID, clURL, clCrawlType, clTimeStarted, clTimeTaken,
+		clExitCode, clMessage, clRequests, clFile, clRedirect} {
+		p := fmt.Sprintf("#a%d", i)
+		names[p] = a
+		if proj != "" {
+			proj += ", "
+		}
+		proj += p
+	}
+	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(d.t.CrawlLog),
+		Key:                      map[string]types.AttributeValue{clCrawlUUID: fxS(crawlUUID)},
+		ConsistentRead:           aws.Bool(true),
+		ProjectionExpression:     aws.String(proj),
+		ExpressionAttributeNames: names,
+	})
+	if err != nil {
+		return crawl.Crawl{}, fmt.Errorf("get crawl %s: %w", crawlUUID, err)
+	}
+	if len(out.Item) == 0 {
+		return crawl.Crawl{}, crawl.ErrNotFound
+	}
+	cr, err := decodeCrawlLog(out.Item)
+	if err != nil {
+		return cr, fmt.Errorf("get crawl %s: %w", crawlUUID, err)
+	}
+	return cr, nil
+}
+
+// decodeCrawlLog reads a crawl log item (but its file_text).
+func decodeCrawlLog(it map[string]types.AttributeValue) (crawl.Crawl, error) {
+	var cr crawl.Crawl
+	r := fxReader{m: it}
+	cr.Log = crawl.CrawlLog{
+		AgentUUID:   r.str(clAgentUUID),
+		URL:         r.str(clURL),
+		CrawlType:   crawl.CrawlType(r.int(clCrawlType)),
+		CrawlUUID:   r.str(clCrawlUUID),
+		TimeStarted: r.int(clTimeStarted),
+		TimeTakenMS: r.int(clTimeTaken),
+		ExitCode:    crawl.ExitCode(r.int(clExitCode)),
+		Message:     r.optStr(clMessage),
+	}
+	for _, m := range r.maps(clRequests) {
+		q := fxReader{m: m}
+		cr.Requests = append(cr.Requests, crawl.Request{
+			URL:                q.str(clURL),
+			TimeSent:           q.int(clTimeSent),
+			DurationMS:         q.optInt(clDurationMS),
+			RobotsTxtApproved:  q.bool(clRobotsOK),
+			ExitCode:           crawl.ExitCode(q.int(clExitCode)),
+			ServerLastModified: q.optInt(clServerLM),
+			HTTPStatusCode:     q.optIntAsInt(clHTTPStatus),
+			HTTPETag:           q.optStr(clHTTPETag),
+		})
+		if q.err != nil {
+			return cr, fmt.Errorf("decode request: %w", q.err)
+		}
+	}
+	if m := r.mapAttr(clFile); m != nil {
+		f := fxReader{m: m}
+		cr.File = &crawl.File{
+			URL:             f.str(clURL),
+			LastModified:    f.optInt(clLastModified),
+			FileSize:        f.optInt(clFileSize),
+			MIMEType:        f.str(clMIMEType),
+			CanonicalURL:    f.optStr(clCanonical),
+			BodyKey:         f.str(clBodyKey),
+			Charset:         f.str(clCharset),
+			ContentType:     f.str(clContentType),
+			ContentLanguage: f.str(clContentLang),
+			RobotsTag:       f.str(clRobotsTag),
+		}
+		if f.err != nil {
+			return cr, fmt.Errorf("decode file: %w", f.err)
+		}
+	}
+	if m := r.mapAttr(clRedirect); m != nil {
+		rd := fxReader{m: m}
+		cr.Redirect = &crawl.Redirect{
+			URL:               rd.str(clURL),
+			LastModified:      rd.optInt(clLastModified),
+			ToURL:             rd.str(clToURL),
+			InformationSource: crawl.InformationSource(rd.int(clInfoSource)),
+			IsPermanent:       rd.bool(clPermanent),
+			BySecurityPolicy:  rd.bool(clBySecurity),
+		}
+		if rd.err != nil {
+			return cr, fmt.Errorf("decode redirect: %w", rd.err)
+		}
+	}
+	if r.err != nil {
+		return cr, fmt.Errorf("decode crawl: %w", r.err)
+	}
+	return cr, nil
+}
+
+// SetCanonicalURL sets the canonical URL of a crawl's file. A crawl
+// that is not recorded, or has no file, is left alone (as in the SQLite
+// store).
+func (d *DB) SetCanonicalURL(ctx context.Context, crawlUUID, canonical string) error {
+	if crawlUUID == "" {
+		return nil
+	}
+	_, err := d.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(d.t.CrawlLog),
+		Key:                       map[string]types.AttributeValue{clCrawlUUID: fxS(crawlUUID)},
+		UpdateExpression:          aws.String("SET #f.#c = :c"),
+		ConditionExpression:       aws.String("attribute_exists(#f)"),
+		ExpressionAttributeNames:  map[string]string{"#f": clFile, "#c": clCanonical},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":c": fxS(canonical)},
+	})
+	if err != nil && !conditionFailed(err) {
+		return fmt.Errorf("set canonical URL of crawl %s: %w", crawlUUID, err)
+	}
+	return nil
+}

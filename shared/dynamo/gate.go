@@ -1,0 +1,266 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// A host's gate item (control table, pk "host#"+host, sk "gate"); times
+// are Unix milliseconds:
+//
+//	lease_until   while a request is in flight: when its lease runs out
+//	holder        while a request is in flight: the holder's random token
+//	last_done     when the last request to the host finished (rounded up)
+//	next_allowed  last_done plus the delay its holder asked for
+//	host          the host, for people reading the table
+const (
+	gtLeaseUntil  = "lease_until"
+	gtHolder      = "holder"
+	gtLastDone    = "last_done"
+	gtNextAllowed = "next_allowed"
+	gtHost        = "host"
+
+	gtPKPrefix = "host#"
+	gtSK       = "gate"
+)
+
+// gatePoll is the least time a waiter sleeps before it looks at a
+// host's gate again while the host has a request in flight.
+const gatePoll = 50 * time.Millisecond
+
+// gateRelease bounds the write that gives a host's slot back.
+const gateRelease = 10 * time.Second
+
+// GateConfig configures a Gate.
+type GateConfig struct {
+	// Lease is the longest a request may hold a host's slot: when its
+	// holder neither finishes nor gives it back in time (it crashed, or
+	// its Lambda timed out), the slot is free again. It must be longer
+	// than any request with its retries; the Lambda's timeout is a safe
+	// choice. Default 2 minutes.
+	Lease time.Duration
+	// MaxWait is the longest Wait waits for a host before it gives up
+	// with a *BusyError. 0: it does not wait at all.
+	MaxWait time.Duration
+	// Log, if set, reports slots that could not be given back.
+	Log *slog.Logger
+}
+
+// Gate spaces requests to each host across processes, like
+// politeness.Gate does in one: one request in flight per host, and at
+// least a delay from the end of a request to a host to the start of the
+// next. The state is one control table item per host, changed only by
+// conditional writes, so separate Lambda environments, each with its
+// own Gate, share it. It implements the fetch stage's Politeness.
+type Gate struct {
+	db  *DB
+	cfg GateConfig
+}
+
+// NewGate returns a gate over the store's control table.
+func NewGate(db *DB, cfg GateConfig) *Gate {
+	if cfg.Lease <= 0 {
+		cfg.Lease = 2 * time.Minute
+	}
+	return &Gate{db: db, cfg: cfg}
+}
+
+// BusyError is what Wait returns when the host will not be free within
+// the gate's MaxWait: rather than spend the Lambda's time sleeping, the
+// caller should put the work back with a delay of RetryAfter (an SQS
+// DelaySeconds, at most 15 minutes).
+type BusyError struct {
+	Host string
+	// RetryAfter is when the host is expected to be free: exact when
+	// only the delay holds it back, a lower bound while a request is in
+	// flight (one delay, or until its lease runs out if that is sooner).
+	RetryAfter time.Duration
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("host %s is busy: retry after %v", e.Host, e.RetryAfter)
+}
+
+// Wait takes host's slot once no request to it is in flight and at
+// least delay has passed since the last one finished (as asked by that
+// request's caller too: the longer of the two delays applies). It waits
+// at most the gate's MaxWait, then returns a *BusyError. The caller must
+// call done when its request (with any retries) has finished; done
+// records the end and frees the slot. A slot not given back is free
+// again after the gate's Lease.
+func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error) {
+	if host == "" {
+		return nil, crawl.E("politeness gate", crawl.KindInvalid, errors.New("empty host"))
+	}
+	delay = max(delay, 0)
+	token := uuid.NewString()
+	deadline := g.db.now().Add(g.cfg.MaxWait)
+	for {
+		ok, err := g.acquire(ctx, host, token, delay)
+		if err != nil {
+			return nil, fmt.Errorf("politeness gate of %s: %w", host, err)
+		}
+		if ok {
+			return g.releaser(ctx, host, token, delay), nil
+		}
+		wait, err := g.freeIn(ctx, host, delay)
+		if err != nil {
+			return nil, fmt.Errorf("politeness gate of %s: %w", host, err)
+		}
+		if g.db.now().Add(wait).After(deadline) {
+			return nil, &BusyError{Host: host, RetryAfter: wait}
+		}
+		if wait > 0 {
+			// A little jitter, so that waiters do not all come back at once.
+			wait += rand.N(min(wait/10, gatePoll) + 1)
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("politeness gate of %s: %w", host, ctx.Err())
+			}
+		}
+	}
+}
+
+func gateKey(host string) map[string]types.AttributeValue { return ctlKey(gtPKPrefix+host, gtSK) }
+
+// msFloor and msCeil are t in Unix milliseconds, rounded down and up:
+// times compared against "now" are rounded so that the rounding never
+// shortens a delay.
+func msFloor(t time.Time) int64 { return t.UnixMilli() }
+
+func msCeil(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if time.UnixMilli(ms).Before(t) {
+		ms++
+	}
+	return ms
+}
+
+func durCeilMS(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
+
+// acquire takes the host's slot if it is free, and reports whether it did.
+func (g *Gate) acquire(ctx context.Context, host, token string, delay time.Duration) (bool, error) {
+	now := g.db.now()
+	nowMS := msFloor(now)
+	_, err := g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:        aws.String(g.db.t.Control),
+		Key:              gateKey(host),
+		UpdateExpression: aws.String("SET #lu = :lu, #h = :tok, #host = :host"),
+		ConditionExpression: aws.String("(attribute_not_exists(#lu) OR #lu <= :now)" +
+			" AND (attribute_not_exists(#na) OR #na <= :now)" +
+			" AND (attribute_not_exists(#ld) OR #ld <= :cut)"),
+		ExpressionAttributeNames: map[string]string{"#lu": gtLeaseUntil, "#h": gtHolder, "#host": gtHost,
+			"#na": gtNextAllowed, "#ld": gtLastDone},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":lu":   fxN(msCeil(now.Add(g.cfg.Lease))),
+			":tok":  fxS(token),
+			":host": fxS(host),
+			":now":  fxN(nowMS),
+			":cut":  fxN(nowMS - durCeilMS(delay)),
+		},
+	})
+	if conditionFailed(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("take slot: %w", err)
+	}
+	return true, nil
+}
+
+// freeIn reads the host's gate and returns how long until the slot may
+// be free for a request with the given delay.
+func (g *Gate) freeIn(ctx context.Context, host string, delay time.Duration) (time.Duration, error) {
+	out, err := g.db.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(g.db.t.Control),
+		Key:            gateKey(host),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read gate: %w", err)
+	}
+	r := fxReader{m: out.Item}
+	lease, next, last := r.optInt(gtLeaseUntil), r.optInt(gtNextAllowed), r.optInt(gtLastDone)
+	if r.err != nil {
+		return 0, fmt.Errorf("read gate: %w", r.err)
+	}
+	now := g.db.now()
+	if lease != nil {
+		if until := time.UnixMilli(*lease).Sub(now); until > 0 {
+			// In flight: its end and then a delay, unless the lease runs
+			// out first.
+			return min(until, max(delay, gatePoll)), nil
+		}
+	}
+	free := now
+	if next != nil {
+		free = laterOf(free, time.UnixMilli(*next))
+	}
+	if last != nil {
+		// As acquire compares: in whole milliseconds, the delay rounded up.
+		free = laterOf(free, time.UnixMilli(*last+durCeilMS(delay)))
+	}
+	return free.Sub(now), nil
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// releaser returns the done func of a slot taken with token.
+func (g *Gate) releaser(ctx context.Context, host, token string, delay time.Duration) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			// The request's context may be over by now; the release is due anyway.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gateRelease)
+			defer cancel()
+			now := g.db.now()
+			_, err := g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+				TableName:           aws.String(g.db.t.Control),
+				Key:                 gateKey(host),
+				UpdateExpression:    aws.String("SET #ld = :ld, #na = :na REMOVE #lu, #h"),
+				ConditionExpression: aws.String("#h = :tok"),
+				ExpressionAttributeNames: map[string]string{"#ld": gtLastDone, "#na": gtNextAllowed,
+					"#lu": gtLeaseUntil, "#h": gtHolder},
+				ExpressionAttributeValues: map[string]types.AttributeValue{
+					":ld":  fxN(msCeil(now)),
+					":na":  fxN(msCeil(now.Add(delay))),
+					":tok": fxS(token),
+				},
+			})
+			switch {
+			case conditionFailed(err):
+				// Our lease ran out and another request took the slot:
+				// its own release records the end.
+				g.logf("politeness gate: lease of %s ran out before the request finished", host)
+			case err != nil:
+				g.logf("politeness gate: give back %s (free again when its lease runs out): %v", host, err)
+			}
+		})
+	}
+}
+
+func (g *Gate) logf(format string, args ...any) {
+	if g.cfg.Log != nil {
+		g.cfg.Log.Warn(fmt.Sprintf(format, args...))
+	}
+}

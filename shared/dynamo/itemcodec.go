@@ -1,0 +1,271 @@
+package dynamo
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Items are written and read by hand rather than through struct tags:
+// the attribute names are the seeds' column names, absent attributes
+// are the seeds' Nulls, and what is absent must be REMOVEd on update.
+
+func fxS(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+func fxN(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+func fxBool(b bool) types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: b} }
+
+// fxOptN is nil (absent) for a nil pointer.
+func fxOptN(p *int64) types.AttributeValue {
+	if p == nil {
+		return nil
+	}
+	return fxN(*p)
+}
+
+// fxOptS is nil (absent) for a nil pointer; an empty string is kept.
+func fxOptS(p *string) types.AttributeValue {
+	if p == nil {
+		return nil
+	}
+	return fxS(*p)
+}
+
+// fxNonEmpty is nil (absent) for "".
+func fxNonEmpty(s string) types.AttributeValue {
+	if s == "" {
+		return nil
+	}
+	return fxS(s)
+}
+
+// fxPutOpt sets m[k] = v unless v is nil.
+func fxPutOpt(m map[string]types.AttributeValue, k string, v types.AttributeValue) {
+	if v != nil {
+		m[k] = v
+	}
+}
+
+// fxUpdate builds an UpdateExpression with every attribute name and
+// value as a placeholder (names such as url, state and host are
+// DynamoDB reserved words).
+type fxUpdate struct {
+	sets, removes, adds []string
+	names               map[string]string
+	values              map[string]types.AttributeValue
+	byName              map[string]string
+}
+
+// name returns the placeholder of an attribute name.
+func (u *fxUpdate) name(attr string) string {
+	if p, ok := u.byName[attr]; ok {
+		return p
+	}
+	if u.names == nil {
+		u.names, u.byName = map[string]string{}, map[string]string{}
+	}
+	p := "#n" + strconv.Itoa(len(u.names))
+	u.names[p], u.byName[attr] = attr, p
+	return p
+}
+
+// value returns a new placeholder for v.
+func (u *fxUpdate) value(v types.AttributeValue) string {
+	if u.values == nil {
+		u.values = map[string]types.AttributeValue{}
+	}
+	p := ":v" + strconv.Itoa(len(u.values))
+	u.values[p] = v
+	return p
+}
+
+func (u *fxUpdate) set(attr string, v types.AttributeValue) {
+	u.sets = append(u.sets, u.name(attr)+" = "+u.value(v))
+}
+
+// setOpt sets attr to v, or removes attr when v is nil.
+func (u *fxUpdate) setOpt(attr string, v types.AttributeValue) {
+	if v == nil {
+		u.remove(attr)
+		return
+	}
+	u.set(attr, v)
+}
+
+func (u *fxUpdate) remove(attr string) { u.removes = append(u.removes, u.name(attr)) }
+
+func (u *fxUpdate) add(attr string, v types.AttributeValue) {
+	u.adds = append(u.adds, u.name(attr)+" "+u.value(v))
+}
+
+func (u *fxUpdate) expression() string {
+	var parts []string
+	if len(u.sets) > 0 {
+		parts = append(parts, "SET "+strings.Join(u.sets, ", "))
+	}
+	if len(u.removes) > 0 {
+		parts = append(parts, "REMOVE "+strings.Join(u.removes, ", "))
+	}
+	if len(u.adds) > 0 {
+		parts = append(parts, "ADD "+strings.Join(u.adds, ", "))
+	}
+	return strings.Join(parts, " ")
+}
+
+// fxReader reads attributes of an item, keeping the first error.
+type fxReader struct {
+	m   map[string]types.AttributeValue
+	err error
+}
+
+func (r *fxReader) fail(k string, v types.AttributeValue, want string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("attribute %s is %T, want %s", k, v, want)
+	}
+}
+
+// str returns a string attribute, "" when absent.
+func (r *fxReader) str(k string) string {
+	p := r.optStr(k)
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func (r *fxReader) optStr(k string) *string {
+	v, ok := r.m[k]
+	if !ok {
+		return nil
+	}
+	s, ok := v.(*types.AttributeValueMemberS)
+	if !ok {
+		r.fail(k, v, "S")
+		return nil
+	}
+	return &s.Value
+}
+
+// int returns a number attribute, 0 when absent.
+func (r *fxReader) int(k string) int64 {
+	p := r.optInt(k)
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+func (r *fxReader) optInt(k string) *int64 {
+	v, ok := r.m[k]
+	if !ok {
+		return nil
+	}
+	n, ok := v.(*types.AttributeValueMemberN)
+	if !ok {
+		r.fail(k, v, "N")
+		return nil
+	}
+	i, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil {
+		if r.err == nil {
+			r.err = fmt.Errorf("attribute %s: %w", k, err)
+		}
+		return nil
+	}
+	return &i
+}
+
+func (r *fxReader) optIntAsInt(k string) *int {
+	p := r.optInt(k)
+	if p == nil {
+		return nil
+	}
+	i := int(*p)
+	return &i
+}
+
+// bool returns a BOOL attribute, false when absent.
+func (r *fxReader) bool(k string) bool {
+	v, ok := r.m[k]
+	if !ok {
+		return false
+	}
+	b, ok := v.(*types.AttributeValueMemberBOOL)
+	if !ok {
+		r.fail(k, v, "BOOL")
+		return false
+	}
+	return b.Value
+}
+
+// strList returns a list of strings, nil when absent or empty.
+func (r *fxReader) strList(k string) []string {
+	v, ok := r.m[k]
+	if !ok {
+		return nil
+	}
+	l, ok := v.(*types.AttributeValueMemberL)
+	if !ok {
+		r.fail(k, v, "L")
+		return nil
+	}
+	var out []string
+	for _, e := range l.Value {
+		s, ok := e.(*types.AttributeValueMemberS)
+		if !ok {
+			r.fail(k, e, "L of S")
+			return nil
+		}
+		out = append(out, s.Value)
+	}
+	return out
+}
+
+// maps returns a list of maps, nil when absent or empty.
+func (r *fxReader) maps(k string) []map[string]types.AttributeValue {
+	v, ok := r.m[k]
+	if !ok {
+		return nil
+	}
+	l, ok := v.(*types.AttributeValueMemberL)
+	if !ok {
+		r.fail(k, v, "L")
+		return nil
+	}
+	var out []map[string]types.AttributeValue
+	for _, e := range l.Value {
+		m, ok := e.(*types.AttributeValueMemberM)
+		if !ok {
+			r.fail(k, e, "L of M")
+			return nil
+		}
+		out = append(out, m.Value)
+	}
+	return out
+}
+
+// mapAttr returns a map attribute, nil when absent.
+func (r *fxReader) mapAttr(k string) map[string]types.AttributeValue {
+	v, ok := r.m[k]
+	if !ok {
+		return nil
+	}
+	m, ok := v.(*types.AttributeValueMemberM)
+	if !ok {
+		r.fail(k, v, "M")
+		return nil
+	}
+	return m.Value
+}
+
+// fxReadN reads one number attribute of an item, 0 when absent.
+func fxReadN(m map[string]types.AttributeValue, k string) (int64, error) {
+	r := fxReader{m: m}
+	n := r.int(k)
+	return n, r.err
+}
