@@ -1,0 +1,888 @@
+package dynamo
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// The summary database (seed 002) in the generations table; the item
+// layouts are in generationitem.go. The SQLite store is the reference
+// for the semantics; what DynamoDB needs beyond it:
+//
+//   - A head item per URL holds the open generation's id: every write
+//     that changes which generation is open is conditional on it, so a
+//     summary planned against a generation that has since closed fails
+//     with crawl.ErrConflict instead of forking the URL's history.
+//   - A crawl summary item per crawl, put only if absent, is the
+//     idempotency key: a redelivered crawl finds it and changes nothing.
+//   - Duplicates are found through two sparse GSIs: originals (by text
+//     pile digest: open, not duplicate, indexable generations) and
+//     duplicates (by the original's id: open duplicate statuses). GSIs
+//     are eventually consistent, so each original counts its open
+//     duplicates (open_dups), updated in the same transactions that
+//     start and end duplicate statuses; closing an original is
+//     conditional on the count its GSI listing was checked against.
+//   - One ApplySummary is one TransactWriteItems (at most 100 items).
+//     When an original with more duplicates than fit closes, the main
+//     transaction hands over the first ones and leaves a marker on the
+//     crawl summary item; follow-up transactions finish the hand-over,
+//     resumed from the marker if the process dies (a redelivered crawl
+//     finishes it).
+
+// maxTxItems is DynamoDB's cap on the items of one TransactWriteItems.
+const maxTxItems = 100
+
+// OpenGeneration returns a URL's open generation, or crawl.ErrNotFound.
+// It makes two strongly consistent reads: the URL's head, then the
+// generation it names.
+func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration, error) {
+	if u == "" {
+		return crawl.OpenGeneration{}, crawl.ErrNotFound
+	}
+	head, err := d.getGenTableItem(ctx, u, skHead)
+	if err != nil {
+		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: %w", u, err)
+	}
+	sk := gGetS(head, gaOpenSK)
+	if sk == "" {
+		return crawl.OpenGeneration{}, crawl.ErrNotFound
+	}
+	g, err := d.getGen(ctx, u, sk)
+	if err != nil {
+		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: %w", u, err)
+	}
+	if g == nil {
+		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: the head names %s, which does not exist", u, sk)
+	}
+	return crawl.OpenGeneration{Generation: g.generation(), ContentKey: g.ContentKey}, nil
+}
+
+// FindOriginal returns the open, non-duplicate, indexable generation of
+// another URL whose text pile has the given digest, the earliest first
+// seen: what a new generation with that text would duplicate. It returns
+// 0 when there is none. An empty text has no original (design.md: empty
+// piles are not compared; the SQLite store is never asked). It reads
+// the originals GSI, which lags the table by a moment: a generation that
+// just stopped being an original may still be returned, and then
+// ApplySummary's condition on the original fails with crawl.ErrConflict
+// and the summarizer plans again.
+func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, error) {
+	if len(digest) == 0 {
+		return 0, nil // no text, no original (and not a valid index key)
+	}
+	var id int64
+	err := d.queryGenIndex(ctx, IndexOriginals, gaOriginalDigest, gS(hex.EncodeToString(digest)), 4,
+		func(it map[string]types.AttributeValue) bool {
+			if gGetS(it, gaURL) == u {
+				return true
+			}
+			id = gGetN(it, gaGenID)
+			return false
+		})
+	if err != nil {
+		return 0, fmt.Errorf("find original of %s: %w", u, err)
+	}
+	return id, nil
+}
+
+// ApplySummary applies a crawl's summary update in one transaction. It
+// returns false when the crawl was already summarized, and
+// crawl.ErrConflict when the URL's open generation is no longer
+// s.OpenID (or a generation it touches changed since it was read).
+//
+// Requests: one BatchGetItem (head and crawl summary), then
+//   - attach: one TransactWriteItems of 2 items;
+//   - extend: one GetItem (the open generation), a transaction of 2;
+//   - replace: a GetItem of the open generation (if any), a Query of
+//     the duplicates GSI when it has duplicates, a Query of the
+//     originals GSI when the new generation is a duplicate, else one
+//     HEAD (GET without Exists) and at most one PUT of the text pile,
+//     and a transaction of 3 items (crawl summary, new generation,
+//     head), +1 closing the open generation, +1 when the new one is a
+//     duplicate (its original's count), +1 when the closed one was a
+//     duplicate, +1 per duplicate of the closed one handed over.
+//
+// Text piles are written before the transaction: a transaction that
+// then fails leaves a pile no generation names yet, which is harmless
+// (the same digest is the same content). When a hand-over of more
+// duplicates than one transaction holds is cut short, ApplySummary
+// returns the error, and the redelivered crawl finishes it (returning
+// false).
+func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, error) {
+	fresh, err := d.applySummary(ctx, s)
+	if err != nil {
+		return false, fmt.Errorf("apply summary of crawl %s of %s: %w", s.Crawl.CrawlUUID, s.URL, err)
+	}
+	return fresh, nil
+}
+
+func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, error) {
+	if s.URL == "" || s.Crawl.CrawlUUID == "" {
+		return false, crawl.Errorf(crawl.KindInvalid, "a summary needs a URL and a crawl_uuid")
+	}
+	csk := crawlSK(s.Crawl.CrawlUUID)
+	head, done, err := d.headAndCrawl(ctx, s.URL, csk)
+	if err != nil {
+		return false, err
+	}
+	if done != nil {
+		// Already summarized; a hand-over of duplicates it started may
+		// have been cut short.
+		if m, ok := done[gaPendingRehome].(*types.AttributeValueMemberM); ok {
+			if err := d.finishRehome(ctx, s.URL, csk, decodeRehomeMarker(m.Value)); err != nil {
+				return false, err
+			}
+		}
+		return false, nil
+	}
+	openID := gGetN(head, gaOpenID)
+	if openID != s.OpenID {
+		return false, crawl.ErrConflict
+	}
+	action := s.Action
+	if action == crawl.GenerationExtend && openID == 0 {
+		action = crawl.GenerationAttach // nothing to extend (as the SQLite store: no row updated)
+	}
+	var open *genItem
+	if openID != 0 && action != crawl.GenerationAttach {
+		sk := gGetS(head, gaOpenSK)
+		if open, err = d.getGen(ctx, s.URL, sk); err != nil {
+			return false, err
+		}
+		if open == nil || open.ID != openID || open.ConfirmedEnd != nil {
+			return false, fmt.Errorf("the head names open generation %d (%s), which is not: %w", openID, sk, crawl.ErrConflict)
+		}
+	}
+
+	tx := &summaryTx{table: d.t.Generations}
+	// Item 0 is the crawl summary, put once the generation it attaches
+	// to is known; the reasons of a cancelled transaction are by index.
+	tx.add(types.TransactWriteItem{})
+	genID := openID
+	var marker *rehomeMarker
+	switch action {
+	case crawl.GenerationAttach:
+		e := newSumExpr()
+		cond := "attribute_not_exists(" + e.n(gaOpenID) + ")"
+		if openID != 0 {
+			cond = e.n(gaOpenID) + " = " + e.v(gN(openID))
+		}
+		tx.check(genKey(s.URL, skHead), cond, e)
+	case crawl.GenerationExtend:
+		e := newSumExpr()
+		if open.LastSeen < s.SeenAt {
+			tx.update(open.key(), "SET "+e.n(gaLastSeen)+" = "+e.v(gN(s.SeenAt)),
+				"attribute_not_exists("+e.n(gaConfirmedEnd)+") AND "+e.n(gaLastSeen)+" < "+e.v(gN(s.SeenAt)), e)
+		} else {
+			// A late crawl: last_seen does not move back.
+			tx.check(open.key(), "attribute_not_exists("+e.n(gaConfirmedEnd)+")", e)
+		}
+	case crawl.GenerationReplace:
+		if genID, marker, err = d.planReplace(ctx, tx, s, open); err != nil {
+			return false, err
+		}
+	default:
+		return false, crawl.Errorf(crawl.KindInvalid, "unknown generation action %d", s.Action)
+	}
+	ci := crawlSummaryItem(s, genID)
+	if marker != nil {
+		ci[gaPendingRehome] = marker.encode()
+	}
+	e := newSumExpr()
+	tx.items[0] = types.TransactWriteItem{Put: &types.Put{TableName: aws.String(d.t.Generations), Item: ci,
+		ConditionExpression: aws.String("attribute_not_exists(" + e.n(gaSK) + ")"), ExpressionAttributeNames: e.Names()}}
+
+	reasons, err := d.transact(ctx, tx)
+	if err != nil {
+		return false, err
+	}
+	if reasons != nil {
+		if reasons[0] == "ConditionalCheckFailed" {
+			return false, nil // a concurrent delivery of the same crawl won
+		}
+		return false, fmt.Errorf("transaction cancelled %v: %w", reasons, crawl.ErrConflict)
+	}
+	if marker != nil {
+		if err := d.finishRehome(ctx, s.URL, csk, *marker); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// planReplace adds to tx the writes that open s.New, closing open (if
+// any) and handing its duplicates over. It returns the new generation's
+// id, and the hand-over still to do when not all duplicates fit.
+func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpdate, open *genItem) (int64, *rehomeMarker, error) {
+	ng := s.New
+	if ng == nil {
+		return 0, nil, crawl.Errorf(crawl.KindInvalid, "replace without a new generation")
+	}
+	id, err := GenerationID(ng.Generation.UUID)
+	if err != nil {
+		return 0, nil, err
+	}
+	if p := ng.TextPile; p != nil && len(p.Digest) == 0 {
+		cp := *p
+		cp.Digest = cp.ComputeDigest()
+		n := *ng
+		n.TextPile = &cp
+		ng = &n
+	}
+	var orig *genItem
+	if ng.DuplicateOf != 0 {
+		if ng.TextPile == nil {
+			return 0, nil, crawl.Errorf(crawl.KindInvalid, "duplicate of %d without a text pile", ng.DuplicateOf)
+		}
+		if open != nil && ng.DuplicateOf == open.ID {
+			return 0, nil, crawl.Errorf(crawl.KindInvalid, "a generation cannot duplicate its own URL's open generation %d", open.ID)
+		}
+		if orig, err = d.originalByID(ctx, hex.EncodeToString(ng.TextPile.Digest), ng.DuplicateOf); err != nil {
+			return 0, nil, err
+		}
+		if orig == nil {
+			return 0, nil, fmt.Errorf("generation %d is no longer an original: %w", ng.DuplicateOf, crawl.ErrConflict)
+		}
+	}
+	if err := d.putTextPile(ctx, ng); err != nil {
+		return 0, nil, err
+	}
+	item, _, err := newGenItem(s.URL, id, ng, orig)
+	if err != nil {
+		return 0, nil, fmt.Errorf("generation %s: %w", ng.Generation.UUID, err)
+	}
+	e := newSumExpr()
+	tx.put(item, "attribute_not_exists("+e.n(gaSK)+")", e)
+
+	e = newSumExpr()
+	cond := "attribute_not_exists(" + e.n(gaOpenID) + ")"
+	if open != nil {
+		cond = e.n(gaOpenID) + " = " + e.v(gN(open.ID))
+	}
+	tx.update(genKey(s.URL, skHead), "SET "+e.n(gaOpenID)+" = "+e.v(gN(id))+", "+e.n(gaOpenSK)+" = "+e.v(gS(gGetS(item, gaSK)))+
+		" ADD "+e.n(gaGenCount)+" "+e.v(gN(1)), cond, e)
+
+	if orig != nil {
+		e = newSumExpr()
+		tx.update(orig.key(), "ADD "+e.n(gaOpenDups)+" "+e.v(gN(1)), originalCond(e, orig.ID), e)
+	}
+	if open == nil {
+		return id, nil, nil
+	}
+	m, err := d.planClose(ctx, tx, open, s.SeenAt)
+	return id, m, err
+}
+
+// planClose adds to tx the writes that close generation g at time at:
+// its confirmed_end, the end of its own duplicate status, and the
+// hand-over of its duplicates (promoteDuplicates in the SQLite store).
+// When they do not all fit in tx, it returns the marker of the rest.
+func (d *DB) planClose(ctx context.Context, tx *summaryTx, g *genItem, at int64) (*rehomeMarker, error) {
+	dups, err := d.openDuplicates(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	// The heir: the earliest indexable duplicate (the GSI is in
+	// first_seen order). Without one, the copies become originals of
+	// their own (all noindex, so none is findable as one).
+	var heir *genItem
+	others := dups
+	for i, dup := range dups {
+		if !dup.NoIndex {
+			heir = dup
+			others = append(append([]*genItem(nil), dups[:i]...), dups[i+1:]...)
+			break
+		}
+	}
+	room := maxTxItems - tx.len() - 1 // -1: g itself
+	if g.DupOf != 0 {
+		room-- // g's own original
+	}
+	if heir != nil {
+		room--
+	}
+	n := min(len(others), room)
+	remaining := len(others) - n
+
+	// g itself.
+	e := newSumExpr()
+	u := &sumUpdate{e: e}
+	u.set(gaConfirmedEnd, gN(at))
+	if at < g.LastSeen {
+		u.set(gaLastSeen, gN(at))
+	}
+	u.set(gaOpenDups, gN(int64(remaining)))
+	u.remove(gaOriginalDigest)
+	cond := "attribute_not_exists(" + e.n(gaConfirmedEnd) + ") AND " + e.n(gaLastSeen) + " = " + e.v(gN(g.LastSeen)) +
+		" AND " + e.n(gaOpenDups) + " = " + e.v(gN(g.OpenDups))
+	if g.DupOf != 0 {
+		u.set(gaDupHistory, encodeHistory(g.historyEnded(at)))
+		u.remove(gaDupOf)
+		u.remove(gaDupOfURL)
+		u.remove(gaDupOfSK)
+		cond += " AND " + e.n(gaDupOf) + " = " + e.v(gN(g.DupOf))
+	} else {
+		cond += " AND attribute_not_exists(" + e.n(gaDupOf) + ")"
+	}
+	tx.update(g.key(), u.expression(), cond, e)
+	if g.DupOf != 0 {
+		// Its original has one open duplicate fewer. (It may itself be
+		// closed, handing its duplicates over in follow-up transactions.)
+		e := newSumExpr()
+		tx.update(genKey(g.DupOfURL, g.DupOfSK), "ADD "+e.n(gaOpenDups)+" "+e.v(gN(-1)),
+			"attribute_exists("+e.n(gaSK)+") AND "+e.n(gaGenID)+" = "+e.v(gN(g.DupOf)), e)
+	}
+
+	if heir != nil {
+		tx.add(promoteWrite(d.t.Generations, heir, g.ID, at, n))
+	}
+	for _, dup := range others[:n] {
+		tx.add(repointWrite(d.t.Generations, dup, g.ID, at, heir))
+	}
+	if remaining == 0 {
+		return nil, nil
+	}
+	m := &rehomeMarker{FromURL: g.URL, FromSK: g.SK, FromID: g.ID, At: at}
+	if heir != nil {
+		m.ToURL, m.ToSK, m.ToID, m.Digest = heir.URL, heir.SK, heir.ID, heir.Digest
+	}
+	return m, nil
+}
+
+// originalCond is the condition that generation id is an open,
+// non-duplicate, indexable original.
+func originalCond(e *sumExpr, id int64) string {
+	return "attribute_exists(" + e.n(gaOriginalDigest) + ") AND " + e.n(gaGenID) + " = " + e.v(gN(id))
+}
+
+// dupCond is the condition that a duplicate's status is still the one
+// read: open, a duplicate of from, with the history read.
+func dupCond(e *sumExpr, dup *genItem, from int64) string {
+	return e.n(gaDupOf) + " = " + e.v(gN(from)) + " AND attribute_not_exists(" + e.n(gaConfirmedEnd) + ") AND size(" +
+		e.n(gaDupHistory) + ") = " + e.v(gN(int64(len(dup.History))))
+}
+
+// promoteWrite makes dup, a duplicate of from, an original at time at,
+// with k duplicates re-pointed to it in the same transaction.
+func promoteWrite(table string, dup *genItem, from, at int64, k int) types.TransactWriteItem {
+	e := newSumExpr()
+	u := &sumUpdate{e: e}
+	u.set(gaMarkedDuplicate, gBool(false))
+	u.set(gaDupHistory, encodeHistory(dup.historyEnded(at)))
+	if dup.Digest != "" && !dup.NoIndex {
+		u.set(gaOriginalDigest, gS(dup.Digest))
+	}
+	u.add(gaOpenDups, gN(int64(k)))
+	u.remove(gaDupOf)
+	u.remove(gaDupOfURL)
+	u.remove(gaDupOfSK)
+	return updateItem(table, dup.key(), u.expression(), dupCond(e, dup, from), e)
+}
+
+// repointWrite ends dup's status as a duplicate of from at time at and
+// makes it a duplicate of to; with no to, it becomes an original.
+func repointWrite(table string, dup *genItem, from, at int64, to *genItem) types.TransactWriteItem {
+	if to == nil {
+		return promoteWrite(table, dup, from, at, 0)
+	}
+	e := newSumExpr()
+	u := &sumUpdate{e: e}
+	u.set(gaDupHistory, encodeHistory(append(dup.historyEnded(at), dupStatus{Of: to.ID, OfURL: to.URL, Start: at})))
+	u.set(gaDupOf, gN(to.ID))
+	u.set(gaDupOfURL, gS(to.URL))
+	u.set(gaDupOfSK, gS(to.SK))
+	return updateItem(table, dup.key(), u.expression(), dupCond(e, dup, from), e)
+}
+
+// rehomeMarker is a hand-over of duplicates still to finish, kept on the
+// crawl summary item of the crawl that closed their original: the
+// duplicates of From (still listed by the duplicates GSI under its id)
+// are re-pointed to To, or become originals when To is 0.
+type rehomeMarker struct {
+	FromURL, FromSK string
+	FromID          int64
+	At              int64
+	ToURL, ToSK     string
+	ToID            int64
+	Digest          string // the text's digest, to find another original if To closes meanwhile
+}
+
+func (m rehomeMarker) encode() types.AttributeValue {
+	return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+		"from_url": gS(m.FromURL), "from_sk": gS(m.FromSK), "from_id": gN(m.FromID), "at": gN(m.At),
+		"to_url": gS(m.ToURL), "to_sk": gS(m.ToSK), "to_id": gN(m.ToID), "digest": gS(m.Digest),
+	}}
+}
+
+func decodeRehomeMarker(v map[string]types.AttributeValue) rehomeMarker {
+	return rehomeMarker{FromURL: gGetS(v, "from_url"), FromSK: gGetS(v, "from_sk"), FromID: gGetN(v, "from_id"),
+		At: gGetN(v, "at"), ToURL: gGetS(v, "to_url"), ToSK: gGetS(v, "to_sk"), ToID: gGetN(v, "to_id"), Digest: gGetS(v, "digest")}
+}
+
+// finishRehome finishes a hand-over of duplicates, a transaction per
+// batch, each conditional on the closed original's count of duplicates
+// still to hand over; the last batch removes the marker from the crawl
+// summary item csk of u. If the heir has stopped being an original
+// meanwhile, the rest go to another original of the same text, or the
+// earliest indexable one of them is promoted.
+func (d *DB) finishRehome(ctx context.Context, u, csk string, m rehomeMarker) error {
+	handled := map[int64]bool{}
+	for failures := 0; ; {
+		if failures >= 6 {
+			return fmt.Errorf("hand over the duplicates of generation %d: %w", m.FromID, crawl.ErrConflict)
+		}
+		from, err := d.getGen(ctx, m.FromURL, m.FromSK)
+		if err != nil {
+			return err
+		}
+		if from == nil || from.ID != m.FromID {
+			return fmt.Errorf("hand over the duplicates of generation %d: it is missing", m.FromID)
+		}
+		ckey := genKey(u, csk)
+		if from.OpenDups <= 0 {
+			e := newSumExpr()
+			_, err := d.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.t.Generations), Key: ckey,
+				UpdateExpression:         aws.String("REMOVE " + e.n(gaPendingRehome)),
+				ExpressionAttributeNames: e.Names()})
+			if err != nil {
+				return fmt.Errorf("clear hand-over of generation %d: %w", m.FromID, err)
+			}
+			return nil
+		}
+		var dups []*genItem
+		err = d.queryGenIndex(ctx, IndexDuplicates, gaDupOf, gN(m.FromID), 0, func(it map[string]types.AttributeValue) bool {
+			if g, err := decodeGenItem(it); err == nil && !handled[g.ID] {
+				dups = append(dups, g)
+			}
+			return true
+		})
+		if err != nil {
+			return fmt.Errorf("hand over the duplicates of generation %d: %w", m.FromID, err)
+		}
+		if len(dups) == 0 {
+			failures++
+			if err := pause(ctx, failures); err != nil {
+				return err
+			}
+			continue
+		}
+		to, promote, err := d.rehomeTarget(ctx, &m, dups)
+		if err != nil {
+			return err
+		}
+		if promote {
+			// The heir goes first, so that it is in the batch.
+			for i, dup := range dups {
+				if dup.ID == to.ID {
+					dups = append([]*genItem{dup}, append(dups[:i:i], dups[i+1:]...)...)
+					break
+				}
+			}
+		}
+		room := maxTxItems - 3 // the crawl summary, from and to
+		batch := dups[:min(len(dups), room, int(from.OpenDups))]
+		left := from.OpenDups - int64(len(batch))
+
+		tx := &summaryTx{table: d.t.Generations}
+		e := newSumExpr()
+		tx.update(from.key(), "ADD "+e.n(gaOpenDups)+" "+e.v(gN(-int64(len(batch)))),
+			e.n(gaOpenDups)+" = "+e.v(gN(from.OpenDups)), e)
+		e = newSumExpr()
+		upd := "REMOVE " + e.n(gaPendingRehome)
+		if left > 0 {
+			upd = "SET " + e.n(gaPendingRehome) + " = " + e.v(m.encode())
+		}
+		tx.update(ckey, upd, "attribute_exists("+e.n(gaPendingRehome)+")", e)
+		repointed := len(batch)
+		if promote {
+			repointed--
+		}
+		for _, dup := range batch {
+			switch {
+			case promote && dup.ID == to.ID:
+				tx.add(promoteWrite(d.t.Generations, dup, m.FromID, m.At, repointed))
+			default:
+				tx.add(repointWrite(d.t.Generations, dup, m.FromID, m.At, to))
+			}
+		}
+		if to != nil && !promote {
+			e := newSumExpr()
+			tx.update(to.key(), "ADD "+e.n(gaOpenDups)+" "+e.v(gN(int64(repointed))), originalCond(e, to.ID), e)
+		}
+		reasons, err := d.transact(ctx, tx)
+		if err != nil {
+			return fmt.Errorf("hand over the duplicates of generation %d: %w", m.FromID, err)
+		}
+		if reasons != nil {
+			failures++
+			if err := pause(ctx, failures); err != nil {
+				return err
+			}
+			continue
+		}
+		failures = 0
+		for _, dup := range batch {
+			handled[dup.ID] = true
+		}
+		if left == 0 {
+			return nil
+		}
+	}
+}
+
+// rehomeTarget returns the generation the rest of a hand-over goes to,
+// updating the marker, and whether it is one of dups to promote: the
+// marker's heir while it is an original, else another original of the
+// text, else the earliest indexable duplicate; nil (become originals)
+// when the hand-over had no heir or none is indexable.
+func (d *DB) rehomeTarget(ctx context.Context, m *rehomeMarker, dups []*genItem) (*genItem, bool, error) {
+	if m.ToID == 0 {
+		return nil, false, nil
+	}
+	isOriginal := func(url, sk string, id int64) (*genItem, error) {
+		g, err := d.getGen(ctx, url, sk)
+		if err != nil || g == nil || g.ID != id || !g.Original {
+			return nil, err
+		}
+		return g, nil
+	}
+	to, err := isOriginal(m.ToURL, m.ToSK, m.ToID)
+	if err != nil {
+		return nil, false, err
+	}
+	if to == nil && m.Digest != "" {
+		var cand *genItem
+		err := d.queryGenIndex(ctx, IndexOriginals, gaOriginalDigest, gS(m.Digest), 4, func(it map[string]types.AttributeValue) bool {
+			cand, _ = decodeGenItem(it)
+			return cand == nil
+		})
+		if err != nil {
+			return nil, false, fmt.Errorf("find an original for the duplicates of %d: %w", m.FromID, err)
+		}
+		if cand != nil {
+			if to, err = isOriginal(cand.URL, cand.SK, cand.ID); err != nil {
+				return nil, false, err
+			}
+		}
+	}
+	if to != nil {
+		m.ToURL, m.ToSK, m.ToID = to.URL, to.SK, to.ID
+		return to, false, nil
+	}
+	for _, dup := range dups {
+		if !dup.NoIndex {
+			m.ToURL, m.ToSK, m.ToID = dup.URL, dup.SK, dup.ID
+			return dup, true, nil
+		}
+	}
+	m.ToURL, m.ToSK, m.ToID = "", "", 0
+	return nil, false, nil
+}
+
+// openDuplicates lists the open duplicates of g, earliest first. The
+// duplicates GSI lags the table: the listing is read again, after a
+// pause, until its length is g's own count of open duplicates (read
+// consistently); the transaction's conditions on each of them catch a
+// listing of the right length but stale content.
+func (d *DB) openDuplicates(ctx context.Context, g *genItem) ([]*genItem, error) {
+	if g.OpenDups == 0 {
+		return nil, nil
+	}
+	for attempt := 1; ; attempt++ {
+		var dups []*genItem
+		var derr error
+		err := d.queryGenIndex(ctx, IndexDuplicates, gaDupOf, gN(g.ID), 0, func(it map[string]types.AttributeValue) bool {
+			dup, err := decodeGenItem(it)
+			if err != nil {
+				derr = err
+				return false
+			}
+			dups = append(dups, dup)
+			return true
+		})
+		if err == nil {
+			err = derr
+		}
+		if err != nil {
+			return nil, fmt.Errorf("find duplicates of %d: %w", g.ID, err)
+		}
+		if int64(len(dups)) == g.OpenDups {
+			return dups, nil
+		}
+		if attempt == 5 {
+			return nil, fmt.Errorf("duplicates of %d: the index lists %d, the generation counts %d: %w",
+				g.ID, len(dups), g.OpenDups, crawl.ErrConflict)
+		}
+		if err := pause(ctx, attempt); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// originalByID finds the original generation id among those with the
+// given text digest, or nil when it is not (or no longer) one.
+func (d *DB) originalByID(ctx context.Context, digest string, id int64) (*genItem, error) {
+	var g *genItem
+	var derr error
+	err := d.queryGenIndex(ctx, IndexOriginals, gaOriginalDigest, gS(digest), 0, func(it map[string]types.AttributeValue) bool {
+		if gGetN(it, gaGenID) != id {
+			return true
+		}
+		g, derr = decodeGenItem(it)
+		return false
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find original %d: %w", id, err)
+	}
+	return g, nil
+}
+
+// crawlSummaryItem is the crawl_summary item of s (with its
+// http_summary), attached to generation genID (0: none).
+func crawlSummaryItem(s crawl.SummaryUpdate, genID int64) map[string]types.AttributeValue {
+	c := s.Crawl
+	it := map[string]types.AttributeValue{
+		gaURL: gS(s.URL), gaSK: gS(crawlSK(c.CrawlUUID)),
+		gaWasRobotsApproved: gBool(c.WasRobotsTxtApproved), gaCrawlType: gN(int64(c.CrawlType)),
+		gaCrawlUUID: gS(c.CrawlUUID), gaAgentUUID: gS(c.AgentUUID), gaTimeStarted: gN(c.TimeStarted),
+		gaExitCode: gN(int64(c.ExitCode)),
+	}
+	if genID != 0 {
+		it[gaGenID] = gN(genID)
+	}
+	gPutN(it, gaRequestDuration, c.RequestDurationMS)
+	if h := s.HTTP; h != nil {
+		m := map[string]types.AttributeValue{gaStatusCode: gN(int64(h.StatusCode))}
+		gPutS(m, gaETag, h.ETag)
+		it[gaHTTP] = &types.AttributeValueMemberM{Value: m}
+	}
+	return it
+}
+
+// headAndCrawl reads a URL's head and a crawl summary item in one
+// strongly consistent BatchGetItem; either is nil when absent.
+func (d *DB) headAndCrawl(ctx context.Context, u, csk string) (head, done map[string]types.AttributeValue, err error) {
+	req := map[string]types.KeysAndAttributes{d.t.Generations: {
+		Keys: []map[string]types.AttributeValue{genKey(u, skHead), genKey(u, csk)}, ConsistentRead: aws.Bool(true)}}
+	for attempt := 1; len(req) > 0; attempt++ {
+		out, err := d.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, nil, fmt.Errorf("read head and crawl summary: %w", err)
+		}
+		for _, it := range out.Responses[d.t.Generations] {
+			if gGetS(it, gaSK) == skHead {
+				head = it
+			} else {
+				done = it
+			}
+		}
+		req = out.UnprocessedKeys
+		if len(req) > 0 {
+			if attempt == 8 {
+				return nil, nil, crawl.E("read head and crawl summary", crawl.KindTransient, errors.New("keys left unprocessed"))
+			}
+			if err := pause(ctx, attempt); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return head, done, nil
+}
+
+// getGenTableItem reads an item of the generations table, strongly
+// consistent; nil when absent.
+func (d *DB) getGenTableItem(ctx context.Context, u, sk string) (map[string]types.AttributeValue, error) {
+	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(d.t.Generations), Key: genKey(u, sk),
+		ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, fmt.Errorf("get %s %s: %w", u, sk, err)
+	}
+	if len(out.Item) == 0 {
+		return nil, nil
+	}
+	return out.Item, nil
+}
+
+// getGen reads a generation item; nil when absent.
+func (d *DB) getGen(ctx context.Context, u, sk string) (*genItem, error) {
+	it, err := d.getGenTableItem(ctx, u, sk)
+	if err != nil || it == nil {
+		return nil, err
+	}
+	return decodeGenItem(it)
+}
+
+// queryGenIndex queries a GSI of the generations table for the items
+// whose hash key attr is v, in sort key order, page by page (limit per
+// page, 0: DynamoDB's 1 MB), until f returns false.
+func (d *DB) queryGenIndex(ctx context.Context, index, attr string, v types.AttributeValue, limit int32,
+	f func(map[string]types.AttributeValue) bool) error {
+	e := newSumExpr()
+	in := &dynamodb.QueryInput{TableName: aws.String(d.t.Generations), IndexName: aws.String(index),
+		KeyConditionExpression:   aws.String(e.n(attr) + " = " + e.v(v)),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()}
+	if limit > 0 {
+		in.Limit = aws.Int32(limit)
+	}
+	for {
+		out, err := d.api.Query(ctx, in)
+		if err != nil {
+			return fmt.Errorf("query %s: %w", index, err)
+		}
+		for _, it := range out.Items {
+			if !f(it) {
+				return nil
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// summaryTx collects the items of one TransactWriteItems on the
+// generations table.
+type summaryTx struct {
+	table string
+	items []types.TransactWriteItem
+}
+
+func (t *summaryTx) len() int { return len(t.items) }
+
+func (t *summaryTx) add(it types.TransactWriteItem) { t.items = append(t.items, it) }
+
+func (t *summaryTx) put(item map[string]types.AttributeValue, cond string, e *sumExpr) {
+	p := &types.Put{TableName: aws.String(t.table), Item: item}
+	if cond != "" {
+		p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues = aws.String(cond), e.Names(), e.Values()
+	}
+	t.add(types.TransactWriteItem{Put: p})
+}
+
+func (t *summaryTx) update(key map[string]types.AttributeValue, update, cond string, e *sumExpr) {
+	t.add(updateItem(t.table, key, update, cond, e))
+}
+
+func (t *summaryTx) check(key map[string]types.AttributeValue, cond string, e *sumExpr) {
+	t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(t.table), Key: key,
+		ConditionExpression: aws.String(cond), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()}})
+}
+
+// updateItem is a conditional update in a transaction.
+func updateItem(table string, key map[string]types.AttributeValue, update, cond string, e *sumExpr) types.TransactWriteItem {
+	u := &types.Update{TableName: aws.String(table), Key: key, UpdateExpression: aws.String(update),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()}
+	if cond != "" {
+		u.ConditionExpression = aws.String(cond)
+	}
+	return types.TransactWriteItem{Update: u}
+}
+
+// transact runs a transaction. A transaction cancelled by its conditions
+// or by a concurrent transaction returns the reasons, one per item ("None"
+// for the items that were fine), and no error; any other failure is an
+// error. Two writes to one item in tx would be a bug in the plan, and
+// are reported as a conflict, so that the summary is planned again.
+func (d *DB) transact(ctx context.Context, tx *summaryTx) ([]string, error) {
+	seen := map[string]bool{}
+	for _, it := range tx.items {
+		var k map[string]types.AttributeValue
+		switch {
+		case it.Put != nil:
+			k = genKey(gGetS(it.Put.Item, gaURL), gGetS(it.Put.Item, gaSK))
+		case it.Update != nil:
+			k = it.Update.Key
+		case it.ConditionCheck != nil:
+			k = it.ConditionCheck.Key
+		}
+		ks := gGetS(k, gaURL) + "\x00" + gGetS(k, gaSK)
+		if seen[ks] {
+			return nil, fmt.Errorf("transaction writes %s twice: %w", ks, crawl.ErrConflict)
+		}
+		seen[ks] = true
+	}
+	_, err := d.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: tx.items})
+	if err == nil {
+		return nil, nil
+	}
+	var tc *types.TransactionCanceledException
+	if errors.As(err, &tc) {
+		reasons := make([]string, len(tx.items))
+		retryable := false
+		for i := range reasons {
+			reasons[i] = "None"
+			if i < len(tc.CancellationReasons) && tc.CancellationReasons[i].Code != nil {
+				reasons[i] = *tc.CancellationReasons[i].Code
+			}
+			switch reasons[i] {
+			case "ConditionalCheckFailed", "TransactionConflict":
+				retryable = true
+			}
+		}
+		if retryable {
+			return reasons, nil
+		}
+		return nil, crawl.E(fmt.Sprintf("transaction cancelled %v", reasons), crawl.KindTransient, err)
+	}
+	return nil, fmt.Errorf("write transaction: %w", err)
+}
+
+// pause waits before attempt n+1 of a read or write that lost a race
+// or found an index behind: 50 ms, doubling, at most 1.6 s.
+func pause(ctx context.Context, n int) error {
+	t := time.NewTimer(50 * time.Millisecond << min(n-1, 5))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// sumUpdate builds an UpdateExpression of SET, ADD and REMOVE clauses.
+type sumUpdate struct {
+	e                   *sumExpr
+	sets, adds, removes []string
+}
+
+func (u *sumUpdate) set(name string, v types.AttributeValue) {
+	u.sets = append(u.sets, u.e.n(name)+" = "+u.e.v(v))
+}
+
+func (u *sumUpdate) add(name string, v types.AttributeValue) {
+	u.adds = append(u.adds, u.e.n(name)+" "+u.e.v(v))
+}
+
+func (u *sumUpdate) remove(name string) { u.removes = append(u.removes, u.e.n(name)) }
+
+func (u *sumUpdate) expression() string {
+	var s string
+	for _, c := range []struct {
+		kw    string
+		parts []string
+	}{{"SET", u.sets}, {"ADD", u.adds}, {"REMOVE", u.removes}} {
+		if len(c.parts) == 0 {
+			continue
+		}
+		if s != "" {
+			s += " "
+		}
+		s += c.kw + " " + strings.Join(c.parts, ", ")
+	}
+	return s
+}

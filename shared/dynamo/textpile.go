@@ -1,0 +1,93 @@
+package dynamo
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// Blobs is the blob store (S3) that keeps the summary's text piles: a
+// pile can be far larger than a DynamoDB item, and nothing but a search
+// index rebuild or an export reads one whole.
+type Blobs interface {
+	Put(ctx context.Context, key string, data []byte) error
+	Get(ctx context.Context, key string) ([]byte, error)
+}
+
+// blobExister is a blob store that can tell whether a key exists without
+// reading it (s3blob.Store: a HEAD request).
+type blobExister interface {
+	Exists(ctx context.Context, key string) (bool, error)
+}
+
+// WithBlobs sets the blob store ApplySummary writes text piles to.
+func WithBlobs(b Blobs) Option { return func(db *DB) { db.blobs = b } }
+
+// SetBlobs sets the blob store ApplySummary writes text piles to (for
+// wiring that builds the store first).
+func (d *DB) SetBlobs(b Blobs) { d.blobs = b }
+
+// TextPileKey is the blob key of the text pile with the given digest.
+func TextPileKey(digest []byte) string { return "pile/" + hex.EncodeToString(digest) + ".json" }
+
+// TextPileBlob is what a text pile's blob holds: the pile (seed 002
+// text_pile, its ID being TextPileID of its digest) and, when the
+// summarizer counted them, its tokens (seed 002 token_statistics, by
+// token text).
+type TextPileBlob struct {
+	crawl.TextPile
+	Tokens map[string]int `json:"tokens,omitempty"`
+}
+
+// putTextPile writes a new generation's text pile to the blob store,
+// once per digest: a pile already stored (the same digest is the same
+// content) is left alone, and the pile of a duplicate was written by
+// its original's summary.
+func (d *DB) putTextPile(ctx context.Context, n *crawl.NewGeneration) error {
+	p := n.TextPile
+	if p == nil || n.DuplicateOf != 0 {
+		return nil
+	}
+	if d.blobs == nil {
+		return fmt.Errorf("store text pile: the store has no blob store (WithBlobs)")
+	}
+	key := TextPileKey(p.Digest)
+	exists, err := d.blobExists(ctx, key)
+	if err != nil {
+		return fmt.Errorf("store text pile: %w", err)
+	}
+	if exists {
+		return nil
+	}
+	b := TextPileBlob{TextPile: *p, Tokens: n.Tokens}
+	b.ID = TextPileID(p.Digest)
+	data, err := json.Marshal(b)
+	if err != nil {
+		return fmt.Errorf("store text pile %s: %w", key, err)
+	}
+	if err := d.blobs.Put(ctx, key, data); err != nil {
+		return fmt.Errorf("store text pile: %w", err)
+	}
+	return nil
+}
+
+// blobExists reports whether a key is in the blob store: with a HEAD
+// request when the store has one, else by reading it.
+func (d *DB) blobExists(ctx context.Context, key string) (bool, error) {
+	if e, ok := d.blobs.(blobExister); ok {
+		return e.Exists(ctx, key)
+	}
+	_, err := d.blobs.Get(ctx, key)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, crawl.ErrNotFound):
+		return false, nil
+	default:
+		return false, err
+	}
+}
