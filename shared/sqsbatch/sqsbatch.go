@@ -1,0 +1,174 @@
+// Package sqsbatch runs a stage's handler over an SQS batch delivered to
+// Lambda and reports partial batch failures (ReportBatchItemFailures):
+//
+//   - handled: acknowledged (left out of the failures, so SQS deletes it);
+//   - deferred (the host is busy elsewhere): sent again with a delay, then
+//     acknowledged, so waiting costs neither Lambda time nor a receive;
+//   - transient failure: reported for retry, after a backoff set on its
+//     visibility; after MaxReceives tries it is dead-lettered;
+//   - permanent failure (bad input): moved to the dead-letter queue with
+//     the reason as message attributes, logged, and acknowledged.
+//
+// SQS's own redrive (maxReceiveCount) stays as the backstop for a
+// handler that crashes the process; only it loses the reason.
+package sqsbatch
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// DeadLetters is the dead-letter queue of the batch's source queue.
+type DeadLetters interface {
+	SendWithAttributes(ctx context.Context, body []byte, attrs map[string]string) error
+}
+
+// Requeue sends a message again, delayed: the source queue itself.
+type Requeue interface {
+	SendDelayed(ctx context.Context, delay time.Duration, bodies ...[]byte) error
+}
+
+// Visibility sets how long a failed message stays hidden before SQS
+// delivers it again.
+type Visibility interface {
+	ChangeVisibility(ctx context.Context, receiptHandle string, d time.Duration) error
+}
+
+// Processor handles SQS batches for one queue.
+type Processor struct {
+	Queue       string // the source queue's name, for logs and dead letters
+	Handle      func(ctx context.Context, body []byte) error
+	DeadLetters DeadLetters
+	Requeue     Requeue    // nil: deferred messages are retried like transient failures
+	Visibility  Visibility // nil: failed messages wait out the queue's visibility timeout
+	// Deferred reports whether err asks for the message to be handled
+	// later, and when.
+	Deferred func(err error) (time.Duration, bool)
+	// Concurrency is how many records are handled at once (default 1).
+	Concurrency int
+	// MaxReceives is how many tries a transiently failing message gets
+	// before it is dead-lettered here with its reason (default 5; keep it
+	// below the queue's maxReceiveCount).
+	MaxReceives int
+	Log         *slog.Logger
+	// OnOutcome, if set, is called once per record with what happened:
+	// "ok", "deferred", "retry" or "dead-letter".
+	OnOutcome func(outcome string)
+}
+
+// Process handles a batch and returns the records to retry.
+func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	n := max(p.Concurrency, 1)
+	sem := make(chan struct{}, n)
+	var mu sync.Mutex
+	var resp events.SQSEventResponse
+	var wg sync.WaitGroup
+	for _, r := range ev.Records {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if !p.one(ctx, r) {
+				mu.Lock()
+				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.MessageId})
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return resp, nil
+}
+
+// one handles a record and reports whether it may be deleted.
+func (p *Processor) one(ctx context.Context, r events.SQSMessage) bool {
+	log := p.log().With("queue", p.Queue, "message_id", r.MessageId)
+	body := []byte(r.Body)
+	err := p.Handle(ctx, body)
+	if err == nil {
+		p.outcome("ok")
+		return true
+	}
+	if d, ok := p.deferred(err); ok && p.Requeue != nil {
+		if serr := p.Requeue.SendDelayed(ctx, d, body); serr != nil {
+			log.Error("re-sending a deferred message failed; it will be retried", "err", serr)
+			p.outcome("retry")
+			return false
+		}
+		log.Debug("message deferred", "after", d, "reason", err)
+		p.outcome("deferred")
+		return true
+	}
+	tries := receiveCount(r)
+	maxTries := p.MaxReceives
+	if maxTries == 0 {
+		maxTries = 5
+	}
+	if crawl.IsTransient(err) && tries < maxTries {
+		backoff := time.Duration(1<<min(tries, 8)) * time.Second
+		if p.Visibility != nil {
+			if verr := p.Visibility.ChangeVisibility(ctx, r.ReceiptHandle, backoff); verr != nil {
+				log.Warn("setting the retry backoff failed", "err", verr)
+			}
+		}
+		log.Warn("message failed; will retry", "try", tries, "retry_in", backoff, "err", err)
+		p.outcome("retry")
+		return false
+	}
+	reason := err.Error()
+	if crawl.IsTransient(err) {
+		reason = fmt.Sprintf("failed %d times, last: %v", tries, err)
+	}
+	attrs := map[string]string{"reason": reason, "source_queue": p.Queue, "message_id": r.MessageId,
+		"receive_count": strconv.Itoa(tries), "dead_lettered_at": time.Now().UTC().Format(time.RFC3339)}
+	if derr := p.DeadLetters.SendWithAttributes(ctx, body, attrs); derr != nil {
+		log.Error("dead-lettering a message failed; it will be retried", "reason", reason, "err", derr)
+		p.outcome("retry")
+		return false
+	}
+	log.Warn("message cannot be handled; moved to the dead-letter queue", "reason", reason, "body", truncate(r.Body, 512))
+	p.outcome("dead-letter")
+	return true
+}
+
+func (p *Processor) deferred(err error) (time.Duration, bool) {
+	if p.Deferred == nil {
+		return 0, false
+	}
+	return p.Deferred(err)
+}
+
+func (p *Processor) outcome(o string) {
+	if p.OnOutcome != nil {
+		p.OnOutcome(o)
+	}
+}
+
+func (p *Processor) log() *slog.Logger {
+	if p.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return p.Log
+}
+
+func receiveCount(r events.SQSMessage) int {
+	n, err := strconv.Atoi(r.Attributes["ApproximateReceiveCount"])
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
