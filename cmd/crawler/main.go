@@ -1,9 +1,11 @@
 // Command crawler crawls web sites on one machine (the embedded home:
-// SQLite, files and in-process queues), and reads what it found.
+// SQLite, files and in-process queues), and reads what it found; with
+// --stack it reads, and feeds, a crawl deployed on AWS.
 //
 //	crawler crawl  [flags] URL...   crawl until nothing is due
 //	crawler status [flags] URL      a URL's state and latest generation, as JSON
 //	crawler search [flags] QUERY    the full-text index, best first
+//	crawler enqueue [flags] URL...  send URLs to a deployed stack's enqueue queue
 //	crawler demo   [flags]          serve a demo site on loopback, crawl it, search it
 package main
 
@@ -24,6 +26,7 @@ commands:
   crawl   crawl the given URLs (and what they link to, within scope) until nothing is due
   status  show what the crawl knows of a URL, as JSON
   search  search the full-text index
+  enqueue send URLs to a deployed stack's enqueue queue (batched)
   demo    serve a small demo site on loopback, crawl it, and search it
 
 Run 'crawler <command> -h' for a command's flags.
@@ -52,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdStatus(ctx, args[1:], stdout, stderr)
 	case "search":
 		err = cmdSearch(ctx, args[1:], stdout, stderr)
+	case "enqueue":
+		err = cmdEnqueue(ctx, args[1:], stdout, stderr)
 	case "demo":
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":

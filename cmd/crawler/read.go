@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/dynamo"
 	"github.com/serverless-crawler/crawler/shared/sqlite"
 	"github.com/serverless-crawler/crawler/shared/urlnorm"
 )
@@ -26,10 +27,40 @@ func openForReading(ctx context.Context, dir string) (*sqlite.DB, error) {
 	return sqlite.Open(ctx, path)
 }
 
+// reader is what status and search read: a data directory's database
+// or a deployed stack's tables.
+type reader interface {
+	Status(ctx context.Context, url string) (crawl.URLStatus, error)
+	Search(ctx context.Context, query string, limit int) ([]crawl.SearchHit, error)
+	Close() error
+}
+
+type stackReader struct{ *dynamo.DB }
+
+func (stackReader) Close() error { return nil }
+
+// openReader opens the stack when one is named, else the data directory,
+// and says which it opened.
+func openReader(ctx context.Context, dir, stackName string) (reader, string, error) {
+	if stackName != "" {
+		db, err := openStack(ctx, stackName)
+		if err != nil {
+			return nil, "", err
+		}
+		return stackReader{db}, "stack " + stackName, nil
+	}
+	db, err := openForReading(ctx, dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return db, dir, nil
+}
+
 func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "crawl-data", "data `directory`")
+	stackName := stackFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crawler status [flags] URL")
 		fs.PrintDefaults()
@@ -45,14 +76,14 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usagef("invalid URL %q: %v", pos[0], err)
 	}
-	db, err := openForReading(ctx, *data)
+	db, where, err := openReader(ctx, *data, *stackName)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	st, err := db.Status(ctx, n.URL)
 	if errors.Is(err, crawl.ErrNotFound) {
-		return fmt.Errorf("%s is not known to the crawl in %s", n.URL, *data)
+		return fmt.Errorf("%s is not known to the crawl in %s", n.URL, where)
 	}
 	if err != nil {
 		return err
@@ -68,6 +99,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	data := fs.String("data", "crawl-data", "data `directory`")
 	limit := fs.Int("limit", 10, "show at most `N` results")
 	asJSON := fs.Bool("json", false, "print results as JSON")
+	stackName := stackFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crawler search [flags] QUERY...")
 		fs.PrintDefaults()
@@ -83,7 +115,7 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *limit < 1 {
 		return usagef("--limit must be at least 1")
 	}
-	db, err := openForReading(ctx, *data)
+	db, _, err := openReader(ctx, *data, *stackName)
 	if err != nil {
 		return err
 	}
