@@ -184,7 +184,7 @@ func (f *Fetcher) rules(ctx context.Context, u *url.URL, t crawl.FetchTask) (*ro
 	if err != nil {
 		return nil, fmt.Errorf("robots.txt of %s: %w", origin, err)
 	}
-	if loaded && !rules.Temporary && !rules.Refused && ctx.Err() == nil {
+	if loaded && !rules.Temporary && !rules.Refused && !rules.Shared && ctx.Err() == nil {
 		sitemaps := rules.Sitemaps
 		if len(sitemaps) == 0 {
 			sitemaps = []string{origin + "/sitemap.xml"}
@@ -208,12 +208,20 @@ func (f *Fetcher) rules(ctx context.Context, u *url.URL, t crawl.FetchTask) (*ro
 // politeness slot (cancelled, or the host is busy elsewhere): the fetch is
 // then retried as a whole, instead of recording a verdict on the host.
 func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (*robots.Rules, error) {
+	origin := u.Scheme + "://" + u.Host
+	if r := f.sharedRobots(ctx, origin); r != nil {
+		return r, nil
+	}
 	now := f.now()
 	done, err := f.polite.Wait(ctx, u.Host, f.cfg.Delay)
 	if err != nil {
 		return nil, fmt.Errorf("wait for %s: %w", u.Host, err)
 	}
 	defer done()
+	// Another process may have fetched it while we waited for the host.
+	if r := f.sharedRobots(ctx, origin); r != nil {
+		return r, nil
+	}
 	rctx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(rctx, http.MethodGet, robots.URL(u), nil)
@@ -239,7 +247,34 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (*robots.Rules, e
 		_, msg := classify(err, f.cfg.Timeout)
 		return robots.Unreachable(errors.New(msg), now, f.cfg.RobotsErrorTTL), nil
 	}
+	if f.SharedRobots != nil {
+		rf := RobotsFile{Status: resp.StatusCode, Body: body, FetchedAt: now}
+		if err := f.SharedRobots.PutRobots(ctx, origin, rf); err != nil {
+			f.log.Warn("sharing robots.txt failed; other processes will fetch it too", "origin", origin, "err", err)
+		}
+	}
 	return robots.FromResponse(resp.StatusCode, body, f.cfg.UserAgent, now, f.cfg.RobotsTTL, f.cfg.RobotsErrorTTL), nil
+}
+
+// sharedRobots returns the origin's rules from the shared store while
+// they are fresh, else nil (a store failure only costs a fetch).
+func (f *Fetcher) sharedRobots(ctx context.Context, origin string) *robots.Rules {
+	if f.SharedRobots == nil {
+		return nil
+	}
+	rf, err := f.SharedRobots.GetRobots(ctx, origin)
+	if err != nil {
+		if !errors.Is(err, crawl.ErrNotFound) {
+			f.log.Warn("reading shared robots.txt failed; fetching it", "origin", origin, "err", err)
+		}
+		return nil
+	}
+	r := robots.FromResponse(rf.Status, rf.Body, f.cfg.UserAgent, rf.FetchedAt, f.cfg.RobotsTTL, f.cfg.RobotsErrorTTL)
+	if !f.now().Before(r.Expires) {
+		return nil
+	}
+	r.Shared = true
+	return r
 }
 
 // stored records a 2xx response's body: in the blob store, as a file

@@ -43,6 +43,22 @@ type Politeness interface {
 	Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error)
 }
 
+// RobotsFile is a robots.txt response kept for other processes.
+type RobotsFile struct {
+	Status    int
+	Body      []byte
+	FetchedAt time.Time
+}
+
+// RobotsStore shares fetched robots.txt files between processes (the
+// Lambda home, where each execution environment has its own memory), so
+// that robots.txt is fetched once per origin and TTL, not once per
+// environment. Get returns crawl.ErrNotFound when there is none.
+type RobotsStore interface {
+	GetRobots(ctx context.Context, origin string) (RobotsFile, error)
+	PutRobots(ctx context.Context, origin string, f RobotsFile) error
+}
+
 // Config is the fetch stage's settings.
 type Config struct {
 	AgentUUID       string
@@ -99,6 +115,9 @@ type Fetcher struct {
 	now          func() time.Time
 	// OnCrawl, if set, is called with every crawl newly recorded.
 	OnCrawl func(crawl.Crawl)
+	// SharedRobots, if set, is read before robots.txt is fetched and
+	// written after.
+	SharedRobots RobotsStore
 }
 
 // New returns a fetch stage. Pages are fetched without following

@@ -32,8 +32,11 @@ type Rules struct {
 	// Refused rules: the fetcher's address policy refused the host, so
 	// nothing of it will be fetched (see Refused).
 	Refused bool
-	group   *robotstxt.Group
-	all     *bool // nil: use group; else allow (true) or disallow (false) everything
+	// Shared rules were read from a store shared with other crawler
+	// processes: the process that fetched robots.txt enqueued its sitemaps.
+	Shared bool
+	group  *robotstxt.Group
+	all    *bool // nil: use group; else allow (true) or disallow (false) everything
 }
 
 // Allowed reports whether the path (with its query) may be fetched.
