@@ -5,7 +5,7 @@ FUNCTIONS := scheduler fetcher parser summarizer
 GOFLAGS_LAMBDA := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
 LDFLAGS  := -s -w
 
-.PHONY: all build crawler functions run test race vet fmt-check bench clean
+.PHONY: all build crawler functions run test unit race vet fmt-check validate bench clean
 
 all: build
 
@@ -25,13 +25,22 @@ functions:
 run: crawler
 	./$(BIN)/crawler demo --data demo-data
 
-## test: vet, format check, and every test
+## test: vet, format check, and every test; the AWS adapters' tests run
+## against DynamoDB Local and ministack, installed and started by infra/
 test: vet fmt-check
+	infra/with-emulators.sh $(GO) test -count=1 ./...
+
+## unit: every test that needs no emulator (the AWS adapters' are skipped)
+unit: vet fmt-check
 	$(GO) test -count=1 ./...
 
 ## race: every test under the race detector (slower; CI runs it)
 race:
-	$(GO) test -race -count=1 ./...
+	infra/with-emulators.sh $(GO) test -race -count=1 ./...
+
+## validate: sam validate --lint on template.yaml (SAM CLI pinned by infra/)
+validate:
+	infra/sam.sh run validate --lint --region us-east-1
 
 vet:
 	$(GO) vet ./...

@@ -10,8 +10,8 @@ root="$(dirname "$here")"
 dir="${LOCAL_AWS_DIR:-$root/.local-aws}"
 lib="$dir/dynamodb-local"
 port="${DYNAMODB_LOCAL_PORT:-8000}"
-pidfile="$dir/dynamodb-local.pid"
-log="$dir/logs/dynamodb-local.log"
+pidfile="$dir/dynamodb-local-$port.pid"
+log="$dir/logs/dynamodb-local-$port.log"
 
 need() { command -v "$1" >/dev/null || { echo "dynamodb-local: '$1' is missing: $2" >&2; exit 1; }; }
 
