@@ -26,9 +26,12 @@ run: crawler
 	./$(BIN)/crawler demo --data demo-data
 
 ## test: vet, format check, and every test; the AWS adapters' tests run
-## against DynamoDB Local and ministack, installed and started by infra/
+## against DynamoDB Local and ministack, installed and started by infra/.
+## One package at a time (-p 1): ministack 1.5.33 mixes up messages when
+## two test binaries use its SQS at once (a message received twice, a
+## receipt handle refused), which parallel packages would turn into flakes.
 test: vet fmt-check
-	infra/with-emulators.sh $(GO) test -count=1 ./...
+	infra/with-emulators.sh $(GO) test -p 1 -count=1 ./...
 
 ## unit: every test that needs no emulator (the AWS adapters' are skipped)
 unit: vet fmt-check
@@ -36,7 +39,7 @@ unit: vet fmt-check
 
 ## race: every test under the race detector (slower; CI runs it)
 race:
-	infra/with-emulators.sh $(GO) test -race -count=1 ./...
+	infra/with-emulators.sh $(GO) test -p 1 -race -count=1 ./...
 
 ## validate: sam validate --lint on template.yaml (SAM CLI pinned by infra/)
 validate:
