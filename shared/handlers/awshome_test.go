@@ -70,7 +70,7 @@ func newAWSHome(t *testing.T, mod func(*stack.Settings)) *awsHome {
 	for _, name := range []string{"enqueue", "fetch", "parse", "summarize"} {
 		for _, n := range []string{name, name + "-dlq"} {
 			out, err := c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(p + "-" + n),
-				Attributes: map[string]string{"VisibilityTimeout": "30"}})
+				Attributes: map[string]string{"VisibilityTimeout": "360"}}) // as template.yaml
 			if err != nil {
 				t.Fatal(err)
 			}
