@@ -1,7 +1,7 @@
-// Command summarizer is the summarizer Lambda function: it folds each
-// crawl into the summary tables of seed 002 (generations, duplicates,
-// descriptions, links) in DynamoDB, with text piles in S3. See
-// shared/summarize.
+// Command summarizer is the summarizer Lambda function: it folds
+// each crawl into the summary tables of seed 002 (generations,
+// duplicates, descriptions, links) in DynamoDB, with text piles in S3.
+// See shared/handlers and shared/summarize.
 package main
 
 import (
@@ -11,15 +11,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/serverless-crawler/crawler/shared/dynamo"
-	"github.com/serverless-crawler/crawler/shared/emf"
 	"github.com/serverless-crawler/crawler/shared/handlers"
 	"github.com/serverless-crawler/crawler/shared/lambdalog"
-	"github.com/serverless-crawler/crawler/shared/s3blob"
-	"github.com/serverless-crawler/crawler/shared/sqsbatch"
-	"github.com/serverless-crawler/crawler/shared/sqsq"
 	"github.com/serverless-crawler/crawler/shared/stack"
-	"github.com/serverless-crawler/crawler/shared/summarize"
 )
 
 func main() {
@@ -35,17 +29,10 @@ func main() {
 	if err != nil {
 		stack.Fatal(log, "AWS clients", err)
 	}
-	blobs := s3blob.New(c.S3, s.Bucket)
-	db := dynamo.New(c.DynamoDB, s.Tables)
-	db.SetBlobs(blobs)
-	if _, err := s.RegisterAgent(ctx, db, "summarizer"); err != nil {
-		stack.Fatal(log, "agent", err)
+	h, err := handlers.NewSummarizerFunction(ctx, s, c, log, os.Stdout)
+	if err != nil {
+		stack.Fatal(log, "summarizer", err)
 	}
-	stage := summarize.New(db, blobs, summarize.Config{}, log)
-	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
-		Queue: "summarize", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue),
-		Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.SummarizeQueue)}, Log: log,
-	}, emf.New(os.Stdout, "summarizer"))
 	lambda.Start(func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		lh.Start(ctx)
 		return h.Handle(ctx, ev)
