@@ -164,9 +164,6 @@ func NewClients(ctx context.Context) (Clients, error) {
 	}, nil
 }
 
-// Region returns the region the clients use, for messages.
-func (c Clients) Region() string { return c.DynamoDB.Options().Region }
-
 // AgentRegistry records agents (seed 000 agent).
 type AgentRegistry interface {
 	RegisterAgent(ctx context.Context, a crawl.Agent) error
