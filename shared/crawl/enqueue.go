@@ -82,7 +82,7 @@ func ParseEnqueueEvent(body []byte) (EnqueueEvent, error) {
 	default:
 		s := string(b)
 		if strings.ContainsAny(s, " \t\r\n") {
-			return EnqueueEvent{}, E(op, KindInvalid, fmt.Errorf("plain-text message must be a single URL, got %q", truncate(s, 80)))
+			return EnqueueEvent{}, E(op, KindInvalid, fmt.Errorf("plain-text message must be a single URL, got %q", Truncate(s, 80)))
 		}
 		ev.URL = s
 	}
@@ -124,7 +124,8 @@ func (ev EnqueueEvent) Validate() error {
 	return nil
 }
 
-func truncate(s string, n int) string {
+// Truncate shortens s to n bytes, marking the cut, for messages and logs.
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -100,7 +100,7 @@ func (h *Scheduler) Handle(ctx context.Context, raw json.RawMessage) (any, error
 	}
 	var se ScheduleEvent
 	if err := json.Unmarshal(raw, &se); err != nil || se.Action != "release" {
-		return nil, fmt.Errorf("scheduler: not an SQS batch nor a schedule event {\"action\":\"release\"}: %s", truncate(string(raw), 200))
+		return nil, fmt.Errorf("scheduler: not an SQS batch nor a schedule event {\"action\":\"release\"}: %s", crawl.Truncate(string(raw), 200))
 	}
 	requeued, err := h.Sched.Requeue(ctx, h.StaleAfter, h.ReleaseLimit)
 	if err != nil {
@@ -171,11 +171,4 @@ func (s SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
 		}
 	}
 	return nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -133,7 +133,7 @@ func (p *Processor) one(ctx context.Context, r events.SQSMessage) bool {
 		p.outcome("retry")
 		return false
 	}
-	log.Warn("message cannot be handled; moved to the dead-letter queue", "reason", reason, "body", truncate(r.Body, 512))
+	log.Warn("message cannot be handled; moved to the dead-letter queue", "reason", reason, "body", crawl.Truncate(r.Body, 512))
 	p.outcome("dead-letter")
 	return true
 }
@@ -164,11 +164,4 @@ func receiveCount(r events.SQSMessage) int {
 		return 1
 	}
 	return n
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }
