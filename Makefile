@@ -2,7 +2,11 @@
 GO       ?= go
 BIN      := bin
 FUNCTIONS := scheduler fetcher parser summarizer
-GOFLAGS_LAMBDA := CGO_ENABLED=0 GOOS=linux GOARCH=arm64
+# The functions' CPU: template.yaml's Architecture parameter (arm64 by
+# default). make e2e builds for the host's (amd64 here) because the
+# emulator runs the bootstraps as host processes.
+LAMBDA_GOARCH ?= arm64
+GOFLAGS_LAMBDA := CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH)
 LDFLAGS  := -s -w
 
 .PHONY: all build crawler functions run test unit race vet fmt-check validate bench clean
@@ -17,7 +21,7 @@ crawler:
 
 functions:
 	@for f in $(FUNCTIONS); do \
-		echo "build functions/$$f (linux/arm64)"; \
+		echo "build functions/$$f (linux/$(LAMBDA_GOARCH))"; \
 		$(GOFLAGS_LAMBDA) $(GO) build -tags lambda.norpc -trimpath -ldflags='$(LDFLAGS)' -o $(BIN)/functions/$$f/bootstrap ./functions/$$f || exit 1; \
 	done
 

@@ -247,8 +247,13 @@ func TestTemplateFunctions(t *testing.T) {
 		if got := str(tp.fnProp(id, "Runtime")); got != "provided.al2023" {
 			t.Errorf("%s: Runtime = %q, want provided.al2023", id, got)
 		}
-		if got := tp.fnProp(id, "Architectures"); !reflect.DeepEqual(got, []any{"arm64"}) {
-			t.Errorf("%s: Architectures = %v, want [arm64]", id, got)
+		// Architectures is the Architecture parameter, arm64 unless a
+		// deploy says otherwise (make e2e's emulator runs x86_64).
+		if got := tp.fnProp(id, "Architectures"); !reflect.DeepEqual(got, []any{map[string]any{"Ref": "Architecture"}}) {
+			t.Errorf("%s: Architectures = %v, want [!Ref Architecture]", id, got)
+		}
+		if def := str(path(tp["Parameters"], "Architecture", "Default")); def != "arm64" {
+			t.Errorf("parameter Architecture defaults to %q, want arm64", def)
 		}
 		if got := str(tp.fnProp(id, "Handler")); got != "bootstrap" {
 			t.Errorf("%s: Handler = %q, want bootstrap", id, got)
