@@ -66,6 +66,10 @@ start() {
 		echo "ministack: port $port is taken by another process; set MINISTACK_PORT" >&2; exit 1
 	fi
 	mkdir -p "$dir/logs" "$dir/ministack-data/$port/s3" "$dir/ministack-data/$port/state"
+	# AWS_ENDPOINT_URL: ministack hands it to the functions it runs
+	# (lambda_svc._provided_worker_env), so that they call back to it and
+	# not to AWS. Without it a deployed function's SDK dials amazonaws.com.
+	AWS_ENDPOINT_URL="http://127.0.0.1:$port" \
 	BIND_HOST=127.0.0.1 GATEWAY_PORT="$port" IOT_MTLS_ENABLED=0 SFTP_ENABLED=0 \
 		S3_DATA_DIR="$dir/ministack-data/$port/s3" STATE_DIR="$dir/ministack-data/$port/state" \
 		nohup "$venv/bin/ministack" >"$log" 2>&1 &
