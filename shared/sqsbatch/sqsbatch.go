@@ -69,7 +69,10 @@ func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQS
 	n := max(p.Concurrency, 1)
 	sem := make(chan struct{}, n)
 	var mu sync.Mutex
-	var resp events.SQSEventResponse
+	// An empty list, not null, when every record succeeded: Lambda takes
+	// either as success, but ministack 1.5.33's event source mapping
+	// crashes on null and never deletes the batch.
+	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
 	var wg sync.WaitGroup
 	for _, r := range ev.Records {
 		sem <- struct{}{}
