@@ -9,8 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 
@@ -21,58 +21,37 @@ import (
 	"github.com/serverless-crawler/crawler/shared/stack"
 )
 
-// The stack outputs the CLI reads (template.yaml's Outputs).
-const (
-	outEnqueueQueue = "EnqueueQueueUrl"
-	outCandidates   = "CandidatesTableName"
-	outCrawlLog     = "CrawlLogTableName"
-	outGenerations  = "GenerationsTableName"
-	outControl      = "ControlTableName"
-	outBucket       = "BodiesBucketName"
-)
-
 // stackFlag is how a command selects the AWS home: --stack NAME, or the
 // CRAWLER_STACK environment variable.
 func stackFlag(fs *flag.FlagSet) *string {
 	return fs.String("stack", os.Getenv("CRAWLER_STACK"), "read the deployed CloudFormation `stack` instead of a data directory (env CRAWLER_STACK)")
 }
 
-// stackOutputs reads a deployed stack's outputs.
-func stackOutputs(ctx context.Context, name string) (map[string]string, error) {
+// describeStack reads a deployed stack's outputs and parameters.
+func describeStack(ctx context.Context, name string) (stack.Deployed, error) {
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("load AWS configuration: %w", err)
+		return stack.Deployed{}, fmt.Errorf("load AWS configuration: %w", err)
 	}
-	out, err := cloudformation.NewFromConfig(cfg).DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
-	if err != nil {
-		return nil, fmt.Errorf("describe stack %s: %w", name, err)
-	}
-	if len(out.Stacks) == 0 {
-		return nil, fmt.Errorf("stack %s not found", name)
-	}
-	m := map[string]string{}
-	for _, o := range out.Stacks[0].Outputs {
-		m[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
-	}
-	return m, nil
+	return stack.Describe(ctx, cloudformation.NewFromConfig(cfg), name)
 }
 
 // openStack returns the metadata store of a deployed stack.
 func openStack(ctx context.Context, name string) (*dynamo.DB, error) {
-	outs, err := stackOutputs(ctx, name)
+	d, err := describeStack(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	t := dynamo.Tables{Candidates: outs[outCandidates], CrawlLog: outs[outCrawlLog], Generations: outs[outGenerations], Control: outs[outControl]}
-	if t.Candidates == "" || t.Generations == "" {
-		return nil, fmt.Errorf("stack %s has no %s/%s outputs: is it the crawler's stack?", name, outCandidates, outGenerations)
+	t, err := d.Tables()
+	if err != nil {
+		return nil, err
 	}
 	c, err := stack.NewClients(ctx)
 	if err != nil {
 		return nil, err
 	}
 	db := dynamo.New(c.DynamoDB, t)
-	if b := outs[outBucket]; b != "" {
+	if b := d.Outputs[stack.OutBucket]; b != "" {
 		db.SetBlobs(s3blob.New(c.S3, b))
 	}
 	return db, nil
@@ -110,14 +89,14 @@ func cmdEnqueue(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("give at least one URL")
 	}
 	if *queueURL == "" && *stackName != "" {
-		outs, err := stackOutputs(ctx, *stackName)
+		d, err := describeStack(ctx, *stackName)
 		if err != nil {
 			return err
 		}
-		*queueURL = outs[outEnqueueQueue]
+		*queueURL = d.Outputs[stack.OutEnqueueQueue]
 	}
 	if *queueURL == "" {
-		return usagef("give --queue-url (the stack's %s output) or --stack", outEnqueueQueue)
+		return usagef("give --queue-url (the stack's %s output) or --stack", stack.OutEnqueueQueue)
 	}
 	var bodies [][]byte
 	for _, u := range urls {
@@ -141,5 +120,49 @@ func cmdEnqueue(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("enqueue: %w", err)
 	}
 	fmt.Fprintf(stdout, "enqueued %d URL(s) in %d request(s)\n", len(bodies), q.Counts().Calls())
+	return nil
+}
+
+func cmdWait(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("wait", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stackName := stackFlag(fs)
+	timeout := fs.Duration("timeout", 30*time.Minute, "give up after this `duration`")
+	every := fs.Duration("every", 5*time.Second, "look at the queues this often")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: crawler wait --stack NAME [flags]: return once the stack's queues have been empty three times in a row")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return usageError{err}
+	}
+	if *stackName == "" {
+		return usagef("give --stack (or set CRAWLER_STACK)")
+	}
+	d, err := describeStack(ctx, *stackName)
+	if err != nil {
+		return err
+	}
+	c, err := stack.NewClients(ctx)
+	if err != nil {
+		return err
+	}
+	var qs []stack.NamedQueue
+	for _, out := range stack.WorkQueues {
+		if d.Outputs[out] == "" {
+			return fmt.Errorf("stack %s has no output %s: is it the crawler's stack?", *stackName, out)
+		}
+		qs = append(qs, stack.NamedQueue{Name: strings.TrimSuffix(out, "Url"), Queue: sqsq.New(c.SQS, d.Outputs[out])})
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	start := time.Now()
+	err = stack.WaitSettled(ctx, qs, *every, 3, func(busy string) {
+		fmt.Fprintf(stderr, "%s busy: %s\n", time.Since(start).Round(time.Second), busy)
+	})
+	if err != nil {
+		return fmt.Errorf("wait for stack %s: %w", *stackName, err)
+	}
+	fmt.Fprintf(stdout, "settled after %s\n", time.Since(start).Round(time.Second))
 	return nil
 }

@@ -27,6 +27,7 @@ commands:
   status  show what the crawl knows of a URL, as JSON
   search  search the full-text index
   enqueue send URLs to a deployed stack's enqueue queue (batched)
+  wait    wait until a deployed stack's crawl has settled (its queues are empty)
   demo    serve a small demo site on loopback, crawl it, and search it
 
 Run 'crawler <command> -h' for a command's flags.
@@ -57,6 +58,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdSearch(ctx, args[1:], stdout, stderr)
 	case "enqueue":
 		err = cmdEnqueue(ctx, args[1:], stdout, stderr)
+	case "wait":
+		err = cmdWait(ctx, args[1:], stdout, stderr)
 	case "demo":
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
