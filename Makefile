@@ -9,7 +9,7 @@ LAMBDA_GOARCH ?= arm64
 GOFLAGS_LAMBDA := CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH)
 LDFLAGS  := -s -w
 
-.PHONY: all build crawler functions run test unit race vet fmt-check validate bench clean
+.PHONY: all build crawler functions run test unit race vet fmt-check validate bench clean e2e e2e-up e2e-check e2e-down
 
 all: build
 
@@ -56,9 +56,50 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l cmd shared functions); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-## bench: Go benchmarks of the hot paths
-bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./shared/...
+## e2e: deploy template.yaml with the SAM CLI onto ministack on
+## 127.0.0.1 (no Docker), crawl a test site through the deployed
+## functions and check DynamoDB, S3 and the site's log, then tear down.
+## E2E_ENDPOINT=http://localhost:4566 uses a running LocalStack instead.
+e2e:
+	@infra/e2e.sh up || { infra/e2e.sh down; exit 1; }
+	@infra/e2e.sh check; rc=$$?; infra/e2e.sh down; exit $$rc
+
+## e2e-up, e2e-check, e2e-down: the same steps one at a time, to keep
+## the stack (crawler-e2e) up and crawl other sites through it; see
+## `infra/e2e.sh env` for the environment the CLI needs.
+e2e-up:
+	infra/e2e.sh up
+e2e-check:
+	infra/e2e.sh check
+e2e-down:
+	infra/e2e.sh down
+
+## bench: the Go benchmarks of the hot paths, then the crawl benchmark:
+## the crawler, wget2 and colly crawl python3.11-doc served on loopback,
+## BENCH_RUNS (5) runs each, medians (bench/run.sh). See BENCHMARKS.md.
+bench: bench-go bench-crawl
+
+.PHONY: bench-go bench-crawl bench-quick bench-profile
+BENCH_DOC_ROOT_CMD := bench/inputs.sh | sed -n 's/^DOC_ROOT=//p'
+
+## bench-go: parse and extraction, URL normalization, SQLite writes per page
+bench-go:
+	BENCH_DOC_ROOT=$$($(BENCH_DOC_ROOT_CMD)) $(GO) test -run='^$$' -bench=. -benchmem ./shared/...
+
+## bench-crawl: the crawl benchmark alone
+bench-crawl:
+	bench/run.sh
+
+## bench-quick: each Go benchmark once and one run of each tool (a smoke
+## test of the benchmarks, not figures to quote)
+bench-quick:
+	BENCH_DOC_ROOT=$$($(BENCH_DOC_ROOT_CMD)) $(GO) test -run='^$$' -bench=. -benchtime=1x -benchmem ./shared/...
+	BENCH_RUNS=1 bench/run.sh
+
+## bench-profile: CPU profiles of the Go benchmarks and of a whole crawl,
+## with go tool pprof -top, in .local-bench/profiles/
+bench-profile:
+	bench/profile.sh
 
 # SAM's makefile build method: one target per function's LogicalId.
 build-SchedulerFunction:
