@@ -31,14 +31,14 @@ import (
 // DynamoDB, SQS and S3 on the emulators that `make test` starts, with a
 // pump standing in for Lambda's SQS event source mappings.
 type awsHome struct {
-	t        *testing.T
+	t        testing.TB
 	settings stack.Settings
 	clients  stack.Clients
 	queues   map[string]*sqsq.Queue // by name: enqueue, fetch, parse, summarize and their -dlq
 	db       *dynamo.DB
 }
 
-func newAWSHome(t *testing.T, mod func(*stack.Settings)) *awsHome {
+func newAWSHome(t testing.TB, mod func(*stack.Settings)) *awsHome {
 	t.Helper()
 	ddb, other := os.Getenv("CRAWLER_TEST_DYNAMODB"), os.Getenv("CRAWLER_TEST_AWS")
 	if ddb == "" || other == "" {

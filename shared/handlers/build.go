@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/serverless-crawler/crawler/shared/awsmeter"
 	"github.com/serverless-crawler/crawler/shared/dynamo"
 	"github.com/serverless-crawler/crawler/shared/emf"
 	"github.com/serverless-crawler/crawler/shared/fetch"
@@ -21,7 +22,8 @@ import (
 // The builders below are what each function's main.go calls once per
 // execution environment, and what the tests call to run the same
 // functions in-process. metrics is where EMF records go (stdout on
-// Lambda).
+// Lambda), and the usage records of c.Meter (awsmeter.Record), one per
+// invocation, when c.Meter is set.
 
 // NewSchedulerFunction builds the scheduler function.
 func NewSchedulerFunction(ctx context.Context, s stack.Settings, c stack.Clients, log *slog.Logger, metrics io.Writer) (*Scheduler, error) {
@@ -37,6 +39,7 @@ func NewSchedulerFunction(ctx context.Context, s stack.Settings, c stack.Clients
 			Visibility: Visibility{Queue: sqsq.New(c.SQS, s.EnqueueQueue)}, Log: log},
 		Metrics:      emf.New(metrics, "scheduler"),
 		Log:          log,
+		Usage:        awsmeter.NewReporter(c.Meter, metrics, "scheduler", s.MemoryMB),
 		ReleaseLimit: 1000,
 		// Longer than the longest spread delay (15 min) plus a fetch.
 		StaleAfter: 30 * time.Minute,
@@ -60,10 +63,12 @@ func NewFetcherFunction(ctx context.Context, s stack.Settings, c stack.Clients, 
 		Enqueue: sqsq.New(c.SQS, s.EnqueueQueue), Parse: sqsq.New(c.SQS, s.ParseQueue), Summarize: sqsq.New(c.SQS, s.SummarizeQueue),
 	}, s.HTTPClient(), gate, s.FetchConfig(agent.UUID), log)
 	stage.SharedRobots = db
-	return NewFetcher(stage, sqsbatch.Processor{
+	h := NewFetcher(stage, sqsbatch.Processor{
 		Queue: "fetch", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Requeue: self, Visibility: Visibility{Queue: self},
 		Concurrency: 10, Log: log,
-	}, emf.New(metrics, "fetcher")), nil
+	}, emf.New(metrics, "fetcher"))
+	h.Usage = awsmeter.NewReporter(c.Meter, metrics, "fetcher", s.MemoryMB)
+	return h, nil
 }
 
 // NewParserFunction builds the parser function.
@@ -74,10 +79,12 @@ func NewParserFunction(ctx context.Context, s stack.Settings, c stack.Clients, l
 	}
 	stage := parse.New(s3blob.New(c.S3, s.Bucket), db, sqsq.New(c.SQS, s.EnqueueQueue), sqsq.New(c.SQS, s.SummarizeQueue),
 		parse.Config{MaxURLsFromPage: 5000}, log)
-	return NewStage(stage.Handle, sqsbatch.Processor{
+	h := NewStage(stage.Handle, sqsbatch.Processor{
 		Queue: "parse", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Visibility: Visibility{Queue: sqsq.New(c.SQS, s.ParseQueue)},
 		Concurrency: 4, Log: log,
-	}, emf.New(metrics, "parser")), nil
+	}, emf.New(metrics, "parser"))
+	h.Usage = awsmeter.NewReporter(c.Meter, metrics, "parser", s.MemoryMB)
+	return h, nil
 }
 
 // NewSummarizerFunction builds the summarizer function.
@@ -88,8 +95,10 @@ func NewSummarizerFunction(ctx context.Context, s stack.Settings, c stack.Client
 		return nil, err
 	}
 	stage := summarize.New(db, blobs, summarize.Config{}, log)
-	return NewStage(stage.Handle, sqsbatch.Processor{
+	h := NewStage(stage.Handle, sqsbatch.Processor{
 		Queue: "summarize", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue),
 		Visibility: Visibility{Queue: sqsq.New(c.SQS, s.SummarizeQueue)}, Log: log,
-	}, emf.New(metrics, "summarizer")), nil
+	}, emf.New(metrics, "summarizer"))
+	h.Usage = awsmeter.NewReporter(c.Meter, metrics, "summarizer", s.MemoryMB)
+	return h, nil
 }

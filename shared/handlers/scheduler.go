@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/serverless-crawler/crawler/shared/awsmeter"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/emf"
 	"github.com/serverless-crawler/crawler/shared/schedule"
@@ -34,6 +35,8 @@ type Scheduler struct {
 	Batch   sqsbatch.Processor // its Handle is set by Init
 	Metrics *emf.Recorder
 	Log     *slog.Logger
+	// Usage, if set, writes what each invocation asked of AWS.
+	Usage *awsmeter.Reporter
 	// ReleaseLimit caps the candidates one invocation releases.
 	ReleaseLimit int
 	// StaleAfter is how long a released candidate may go without a
@@ -73,7 +76,12 @@ type ScheduleEvent struct {
 }
 
 // Handle takes an SQS batch of enqueue events or a schedule event.
-func (h *Scheduler) Handle(ctx context.Context, raw json.RawMessage) (any, error) {
+func (h *Scheduler) Handle(ctx context.Context, raw json.RawMessage) (out any, err error) {
+	inv := h.Usage.Start(ctx)
+	defer func() {
+		resp, _ := out.(events.SQSEventResponse)
+		inv.End(len(resp.BatchItemFailures), err)
+	}()
 	defer h.Metrics.Flush()
 	var probe struct {
 		Records []json.RawMessage `json:"Records"`
@@ -86,6 +94,7 @@ func (h *Scheduler) Handle(ctx context.Context, raw json.RawMessage) (any, error
 		if err := json.Unmarshal(raw, &ev); err != nil {
 			return nil, fmt.Errorf("scheduler: decode SQS event: %w", err)
 		}
+		inv.Batch(ev)
 		resp, err := h.Batch.Process(ctx, ev)
 		if err != nil {
 			return resp, err

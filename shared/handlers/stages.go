@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/serverless-crawler/crawler/shared/awsmeter"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/dynamo"
 	"github.com/serverless-crawler/crawler/shared/emf"
@@ -32,10 +33,15 @@ func Task[T any](h func(context.Context, T) error) func(context.Context, []byte)
 type Queue struct {
 	Batch   sqsbatch.Processor
 	Metrics *emf.Recorder
+	// Usage, if set, writes what each invocation asked of AWS.
+	Usage *awsmeter.Reporter
 }
 
 // Handle processes one SQS batch.
-func (h *Queue) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+func (h *Queue) Handle(ctx context.Context, ev events.SQSEvent) (resp events.SQSEventResponse, err error) {
+	inv := h.Usage.Start(ctx)
+	inv.Batch(ev)
+	defer func() { inv.End(len(resp.BatchItemFailures), err) }()
 	defer h.Metrics.Flush()
 	return h.Batch.Process(ctx, ev)
 }

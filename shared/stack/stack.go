@@ -17,9 +17,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/google/uuid"
 
+	"github.com/serverless-crawler/crawler/shared/awsmeter"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/dynamo"
 	"github.com/serverless-crawler/crawler/shared/fetch"
@@ -45,6 +47,10 @@ type Settings struct {
 	LogLevel          slog.Level
 	MaxDepth          int
 	CrawlLogRetention time.Duration
+	// MemoryMB is the function's memory size (Lambda's
+	// AWS_LAMBDA_FUNCTION_MEMORY_SIZE), for the usage records; 0 outside
+	// Lambda.
+	MemoryMB int
 }
 
 // FromEnv reads the settings from the environment template.yaml sets.
@@ -95,6 +101,7 @@ func FromEnv(getenv func(string) string, need ...string) (Settings, error) {
 	s.MaxResourceSize = num("MAX_RESOURCE_SIZE", d.MaxResourceSize)
 	s.MaxDepth = int(num("MAX_DEPTH", -1))
 	s.CrawlLogRetention = time.Duration(num("CRAWL_LOG_RETENTION_DAYS", 30)) * 24 * time.Hour
+	s.MemoryMB = int(num("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 0))
 	switch v := strings.ToLower(getenv("ALLOW_PRIVATE_NETWORKS")); v {
 	case "", "false":
 	case "true":
@@ -145,14 +152,19 @@ type Clients struct {
 	DynamoDB *dynamodb.Client
 	SQS      *sqs.Client
 	S3       *s3.Client
+	// Meter counts every request the clients make (nil: not counted);
+	// the functions report it per invocation (awsmeter.Reporter).
+	Meter *awsmeter.Meter
 }
 
 // NewClients loads the AWS configuration the usual way (environment,
-// shared files, the Lambda role). AWS_ENDPOINT_URL and the per-service
-// AWS_ENDPOINT_URL_* variables point the clients at a local emulator;
-// S3 then uses path-style addresses, which emulators on 127.0.0.1 need.
+// shared files, the Lambda role), with a meter on every client.
+// AWS_ENDPOINT_URL and the per-service AWS_ENDPOINT_URL_* variables
+// point the clients at a local emulator; S3 then uses path-style
+// addresses, which emulators on 127.0.0.1 need.
 func NewClients(ctx context.Context) (Clients, error) {
-	cfg, err := config.LoadDefaultConfig(ctx)
+	m := awsmeter.New()
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithAPIOptions([]func(*middleware.Stack) error{m.AddTo}))
 	if err != nil {
 		return Clients{}, fmt.Errorf("load AWS configuration: %w", err)
 	}
@@ -161,6 +173,7 @@ func NewClients(ctx context.Context) (Clients, error) {
 		DynamoDB: dynamodb.NewFromConfig(cfg),
 		SQS:      sqs.NewFromConfig(cfg),
 		S3:       s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = local }),
+		Meter:    m,
 	}, nil
 }
 
