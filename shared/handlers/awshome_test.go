@@ -70,7 +70,10 @@ func newAWSHome(t testing.TB, mod func(*stack.Settings)) *awsHome {
 	for _, name := range []string{"enqueue", "fetch", "parse", "summarize"} {
 		for _, n := range []string{name, name + "-dlq"} {
 			out, err := c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(p + "-" + n),
-				Attributes: map[string]string{"VisibilityTimeout": "360"}}) // as template.yaml
+				// 60 s, not template.yaml's 360: a receive whose answer
+				// is lost on the way hides its messages that long, and the
+				// crawl must still settle within the test's bound.
+				Attributes: map[string]string{"VisibilityTimeout": "60"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +170,12 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 						done = append(done, m)
 					}
 				}
-				if err := q.Delete(ctx, done...); err != nil && ctx.Err() == nil {
+				// Lambda's event source mapping deletes what succeeded. An
+				// SDK retry of a delete whose first answer was lost on the
+				// way (seen with ministack 1.5.33, which then refuses the
+				// handle it just honoured; AWS accepts a stale handle) is
+				// not the handler's failure.
+				if err := q.Delete(ctx, done...); err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "ReceiptHandleIsInvalid") {
 					h.t.Errorf("delete from %s: %v", f.queue, err)
 				}
 			}
