@@ -98,8 +98,19 @@ EOF
 case "${1:-}" in
 up) up ;;
 check)
+	# The functions' log lines of each phase land in $logs, and
+	# bench/cost prices them: what a million pages would cost on AWS at
+	# list prices, from the requests this run made (BENCHMARKS.md).
 	cd "$root"
-	CRAWLER_E2E_STACK="$stack" go test -count=1 -v -timeout 20m ./shared/e2e
+	logs="$dir/e2e-logs"
+	rm -rf "$logs"
+	CRAWLER_E2E_LOGS="$logs" CRAWLER_E2E_STACK="$stack" go test -count=1 -v -timeout 20m ./shared/e2e
+	for phase in fresh recrawl; do
+		if [ -s "$logs/$phase.jsonl" ]; then
+			echo "== cost of the $phase crawl, from $logs/$phase.jsonl"
+			go run ./bench/cost "$logs/$phase.jsonl" || true
+		fi
+	done
 	;;
 down) down ;;
 env)

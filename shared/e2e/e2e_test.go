@@ -175,7 +175,9 @@ func TestDeployedStack(t *testing.T) {
 	started := time.Now()
 	s.send(t, seed, malformed)
 	s.settle(t, 3*time.Minute)
-	t.Logf("first crawl settled after %v", time.Since(started).Round(time.Second))
+	settled := time.Now()
+	t.Logf("first crawl settled after %v", settled.Sub(started).Round(time.Second))
+	s.saveLogs(t, "fresh", started.Add(-time.Second), settled)
 	if time.Since(started) > s.recrawl {
 		t.Fatalf("the first crawl took longer than the recrawl period %v; deploy with a longer RecrawlPeriod", s.recrawl)
 	}
@@ -298,6 +300,7 @@ func TestDeployedStack(t *testing.T) {
 	}
 	s.settle(t, 2*time.Minute)
 	t.Logf("recrawl settled %v after the first crawl began", time.Since(started).Round(time.Second))
+	s.saveLogs(t, "recrawl", settled, time.Now())
 
 	t.Run("recrawl asks conditionally, 304 moves last seen on", func(t *testing.T) {
 		for _, p := range validated {
