@@ -83,9 +83,12 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 	if err != nil {
 		return fmt.Errorf("encode document of %s: %w", t.URL, err)
 	}
-	key := crawl.DocumentKey(t.CrawlUUID)
-	if err := p.blobs.Put(ctx, key, b); err != nil {
-		return fmt.Errorf("store document of %s: %w", t.URL, err)
+	st := crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Document: b}
+	if len(b) > crawl.MaxInlineDocument {
+		st.Document, st.DocumentKey = nil, crawl.DocumentKey(t.CrawlUUID)
+		if err := p.blobs.Put(ctx, st.DocumentKey, b); err != nil {
+			return fmt.Errorf("store document of %s: %w", t.URL, err)
+		}
 	}
 	if doc.CanonicalURL != nil {
 		if err := p.store.SetCanonicalURL(ctx, t.CrawlUUID, *doc.CanonicalURL); err != nil {
@@ -95,8 +98,8 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 	if err := p.enqueueLinks(ctx, t, doc); err != nil {
 		return err
 	}
-	st, _ := json.Marshal(crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, DocumentKey: key})
-	if err := p.summarize.Send(ctx, st); err != nil {
+	msg, _ := json.Marshal(st)
+	if err := p.summarize.Send(ctx, msg); err != nil {
 		return fmt.Errorf("send summarize task for %s: %w", t.URL, err)
 	}
 	return nil

@@ -62,10 +62,11 @@ func (s *Summarizer) Handle(ctx context.Context, t crawl.SummarizeTask) error {
 		return fmt.Errorf("summarize %s: %w", t.URL, err)
 	}
 	var doc *crawl.Document
-	if t.DocumentKey != "" {
-		b, err := s.blobs.Get(ctx, t.DocumentKey)
-		if err != nil {
-			return fmt.Errorf("summarize %s: %w", t.URL, err)
+	if b := []byte(t.Document); len(b) > 0 || t.DocumentKey != "" {
+		if len(b) == 0 {
+			if b, err = s.blobs.Get(ctx, t.DocumentKey); err != nil {
+				return fmt.Errorf("summarize %s: %w", t.URL, err)
+			}
 		}
 		doc = new(crawl.Document)
 		if err := json.Unmarshal(b, doc); err != nil {
