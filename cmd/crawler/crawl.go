@@ -149,9 +149,10 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.SetOutput(stderr)
 	var f crawlFlags
 	f.register(fs)
+	cpuProfile := fs.String(cpuProfileFlag, "", "write a CPU profile of the run to this `file` (hidden)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crawler crawl [flags] URL...")
-		fs.PrintDefaults()
+		usageWithoutHidden(fs, stderr)
 	}
 	seeds, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -181,10 +182,17 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
 	prog := newProgress(stderr, f.quiet)
 	cfg.Progress = prog.update
 	res, err := dd.Run(ctx, cfg)
 	prog.done()
+	if perr := stopProfile(); perr != nil && err == nil {
+		err = fmt.Errorf("write CPU profile: %w", perr)
+	}
 	printSummary(stdout, res)
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "crawler crawl: interrupted; run the same command again to continue")

@@ -1,0 +1,499 @@
+// Command run is the crawl benchmark's runner: it serves a directory on
+// loopback (bench/serve) and crawls it with each tool, several runs
+// each, interleaved (run 1 of every tool, then run 2, ...), a fresh
+// server and a fresh output directory every time. For each run it
+// measures the wall time, the CPU time and the peak RSS of the tool's
+// process (from its rusage), what the tool says it covered and what the
+// server answered; then it prints a markdown table of medians, with
+// each tool's wall time as a ratio to wget2's.
+//
+// bench/run.sh builds everything and calls it; see BENCHMARKS.md.
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	_ "modernc.org/sqlite"
+)
+
+// config is the runner's flags.
+type config struct {
+	root      string // directory to serve
+	out       string // results directory
+	runs      int
+	tools     []string
+	serve     string // bench/serve binary
+	crawler   string // bin/crawler
+	colly     string // bench/colly binary
+	wget2     string
+	wget2Lib  string // LD_LIBRARY_PATH for wget2
+	conc      int
+	profile   bool // one more crawler run, with --cpuprofile, not timed
+	timeout   time.Duration
+	startPath string
+	inputs    string   // the inputs' versions, for the report
+	extra     []string // more flags for `crawler crawl`
+}
+
+// Run is one crawl by one tool.
+type Run struct {
+	Tool       string  `json:"tool"`
+	N          int     `json:"run"`
+	WallSec    float64 `json:"wall_s"`
+	UserSec    float64 `json:"user_s"`
+	SysSec     float64 `json:"sys_s"`
+	MaxRSSKB   int64   `json:"max_rss_kb"`
+	ExitCode   int     `json:"exit_code"`
+	ToolPages  int     `json:"tool_html_pages"` // as the tool counts them (see countPages)
+	ToolBytes  int64   `json:"tool_bytes"`
+	Server     Stats   `json:"server"`
+	OutputSize int64   `json:"output_bytes"` // what the tool left on disk
+	// InFlightSec is, for the crawler, the time its requests were in
+	// flight (request.request_duration_ms, summed): with one request at a
+	// time per host, the least wall time politeness allows this crawl.
+	InFlightSec float64 `json:"in_flight_s,omitempty"`
+}
+
+// Stats is bench/serve's count of what it answered.
+type Stats struct {
+	Requests  int            `json:"requests"`
+	Bytes     int64          `json:"bytes"`
+	Status    map[string]int `json:"status"`
+	HTMLPages int            `json:"html_pages"`
+	HTMLBytes int64          `json:"html_bytes"`
+	Repeats   int            `json:"repeats"`
+}
+
+func main() {
+	var c config
+	var tools string
+	flag.StringVar(&c.root, "root", "", "directory to serve (the python3.11-doc HTML tree)")
+	flag.StringVar(&c.out, "out", "", "results directory (default .local-bench/results/TIME)")
+	flag.IntVar(&c.runs, "runs", 5, "runs per tool")
+	flag.StringVar(&tools, "tools", "crawler,wget2,colly,wget2-serial", "tools to run, comma-separated: crawler, wget2, colly, wget2-serial (--max-threads=1)")
+	flag.StringVar(&c.serve, "serve", "bin/bench-serve", "bench/serve binary")
+	flag.StringVar(&c.crawler, "crawler", "bin/crawler", "crawler binary")
+	flag.StringVar(&c.colly, "colly", "bin/bench-colly", "bench/colly binary")
+	flag.StringVar(&c.wget2, "wget2", "wget2", "wget2 binary")
+	flag.StringVar(&c.wget2Lib, "wget2-lib", "", "LD_LIBRARY_PATH for wget2")
+	flag.IntVar(&c.conc, "concurrency", 8, "the tools' concurrency")
+	flag.BoolVar(&c.profile, "profile", false, "after the timed runs, one crawler run with --cpuprofile (not in the table)")
+	flag.DurationVar(&c.timeout, "timeout", 10*time.Minute, "longest one run may take")
+	flag.StringVar(&c.startPath, "start", "index.html", "path of the seed URL on the server")
+	flag.StringVar(&c.inputs, "inputs", "", "the inputs' versions, printed with the results")
+	extra := flag.String("crawler-flags", "", "more flags for crawler crawl, space-separated (e.g. --tokens=false)")
+	flag.Parse()
+	c.tools = strings.Split(tools, ",")
+	c.extra = strings.Fields(*extra)
+	if err := run(context.Background(), c); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/run:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	if c.root == "" {
+		return errors.New("-root is required")
+	}
+	if c.runs < 1 {
+		return fmt.Errorf("-runs must be at least 1")
+	}
+	for _, t := range c.tools {
+		if !slices.Contains([]string{"crawler", "wget2", "wget2-serial", "colly"}, t) {
+			return fmt.Errorf("unknown tool %q (crawler, wget2, wget2-serial, colly)", t)
+		}
+	}
+	if c.out == "" {
+		c.out = filepath.Join(".local-bench", "results", time.Now().UTC().Format("20060102-150405"))
+	}
+	if err := os.MkdirAll(c.out, 0o755); err != nil {
+		return err
+	}
+	loadBefore := loadavg()
+	var runs []Run
+	for i := 1; i <= c.runs; i++ {
+		for _, tool := range c.tools {
+			r, err := c.one(ctx, tool, i, "")
+			if err != nil {
+				return fmt.Errorf("%s run %d: %w", tool, i, err)
+			}
+			fmt.Fprintf(os.Stderr, "%-8s run %d: %6.2f s wall, %6.2f s cpu, %4d MB peak RSS, %d HTML pages (server: %d requests, %d HTML pages, %.1f MB)\n",
+				tool, i, r.WallSec, r.UserSec+r.SysSec, r.MaxRSSKB/1024, r.ToolPages, r.Server.Requests, r.Server.HTMLPages, float64(r.Server.Bytes)/1e6)
+			runs = append(runs, r)
+		}
+	}
+	loadAfter := loadavg()
+	if c.profile && slices.Contains(c.tools, "crawler") {
+		prof := filepath.Join(c.out, "crawler.prof")
+		if _, err := c.one(ctx, "crawler", 0, prof); err != nil {
+			return fmt.Errorf("profiled crawler run: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "CPU profile of a whole crawl: %s (go tool pprof -top %s %s)\n", prof, c.crawler, prof)
+	}
+	raw, _ := json.MarshalIndent(runs, "", "  ")
+	if err := os.WriteFile(filepath.Join(c.out, "runs.json"), raw, 0o644); err != nil {
+		return err
+	}
+	report := header(c, loadBefore, loadAfter) + table(c.tools, runs)
+	if err := os.WriteFile(filepath.Join(c.out, "results.md"), []byte(report), 0o644); err != nil {
+		return err
+	}
+	fmt.Print(report)
+	fmt.Fprintf(os.Stderr, "results in %s (results.md, runs.json)\n", c.out)
+	return nil
+}
+
+// one runs tool once against a fresh server, in a fresh directory.
+func (c config) one(ctx context.Context, tool string, n int, cpuprofile string) (Run, error) {
+	dir, err := filepath.Abs(filepath.Join(c.out, "runs", fmt.Sprintf("%s-%d", tool, n)))
+	if err != nil {
+		return Run{}, err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return Run{}, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Run{}, err
+	}
+	statsPath := filepath.Join(dir, "server.json")
+	srv, base, err := startServer(c.serve, c.root, statsPath)
+	if err != nil {
+		return Run{}, err
+	}
+	seed := base + c.startPath
+
+	var cmd *exec.Cmd
+	data := filepath.Join(dir, "out")
+	switch tool {
+	case "crawler":
+		args := []string{"crawl", "--data", data, "--delay", "0", "--concurrency", fmt.Sprint(c.conc), "--allow-private", "--quiet"}
+		args = append(args, c.extra...)
+		if cpuprofile != "" {
+			args = append(args, "--cpuprofile", cpuprofile)
+		}
+		cmd = exec.Command(c.crawler, append(args, seed)...)
+	case "wget2", "wget2-serial":
+		// wget2-serial is one request at a time: the crawler's politeness
+		// (one request in flight per host) with wget2's per-request cost.
+		threads := c.conc
+		if tool == "wget2-serial" {
+			threads = 1
+		}
+		if err := os.MkdirAll(data, 0o755); err != nil {
+			return Run{}, err
+		}
+		cmd = exec.Command(c.wget2, "--no-config", "-r", "-l", "inf", fmt.Sprintf("--max-threads=%d", threads), "-q", "-P", data, seed)
+		if c.wget2Lib != "" {
+			cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+c.wget2Lib)
+		}
+	case "colly":
+		cmd = exec.Command(c.colly, "-parallelism", fmt.Sprint(c.conc), seed)
+	}
+	stdout, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		stopServer(srv)
+		return Run{}, err
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		stopServer(srv)
+		return Run{}, err
+	}
+	defer stderr.Close()
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		stopServer(srv)
+		return Run{}, fmt.Errorf("start %s: %w", tool, err)
+	}
+	timer := time.AfterFunc(c.timeout, func() { cmd.Process.Kill() })
+	werr := cmd.Wait()
+	wall := time.Since(start)
+	timer.Stop()
+	if err := stopServer(srv); err != nil {
+		return Run{}, err
+	}
+	r := Run{Tool: tool, N: n, WallSec: wall.Seconds(), ExitCode: cmd.ProcessState.ExitCode()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.MaxRSSKB = ru.Maxrss // KiB on Linux
+		r.UserSec = time.Duration(ru.Utime.Nano()).Seconds()
+		r.SysSec = time.Duration(ru.Stime.Nano()).Seconds()
+	}
+	// wget2 exits 8 when a server answered an error (the tree's few 404s).
+	if werr != nil && !(strings.HasPrefix(tool, "wget2") && r.ExitCode == 8) {
+		return r, fmt.Errorf("%s: %v (see %s)", tool, werr, stderr.Name())
+	}
+	b, err := os.ReadFile(statsPath)
+	if err != nil {
+		return r, fmt.Errorf("server stats: %w", err)
+	}
+	if err := json.Unmarshal(b, &r.Server); err != nil {
+		return r, fmt.Errorf("server stats: %w", err)
+	}
+	if r.ToolPages, r.ToolBytes, err = countPages(tool, data, stdout.Name()); err != nil {
+		return r, err
+	}
+	if tool == "crawler" {
+		if r.InFlightSec, err = inFlight(data); err != nil {
+			return r, err
+		}
+	}
+	r.OutputSize = dirSize(data)
+	return r, nil
+}
+
+// countPages returns the HTML pages a tool says it fetched (200,
+// text/html) and the body bytes: for the crawler from crawl.db's file
+// and request tables, for wget2 the .html files it saved, for colly its
+// own count.
+func countPages(tool, data, stdoutPath string) (int, int64, error) {
+	switch tool {
+	case "crawler":
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(data, "crawl.db")+"?mode=ro")
+		if err != nil {
+			return 0, 0, err
+		}
+		defer db.Close()
+		var pages int
+		if err := db.QueryRow(`SELECT count(DISTINCT f.url_id) FROM file f JOIN mimetype m ON m.mimetype_id=f.mimetype_id
+			JOIN request r ON r.request_id=f.request_id WHERE m.mimetype='text/html' AND r.http_status_code=200`).Scan(&pages); err != nil {
+			return 0, 0, fmt.Errorf("count pages in crawl.db: %w", err)
+		}
+		var bytes int64
+		if err := db.QueryRow(`SELECT coalesce(sum(file_size),0) FROM file`).Scan(&bytes); err != nil {
+			return 0, 0, fmt.Errorf("count bytes in crawl.db: %w", err)
+		}
+		return pages, bytes, nil
+	case "wget2", "wget2-serial":
+		var pages int
+		var bytes int64
+		err := filepath.WalkDir(data, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			bytes += fi.Size()
+			if strings.HasSuffix(p, ".html") {
+				pages++
+			}
+			return nil
+		})
+		return pages, bytes, err
+	case "colly":
+		b, err := os.ReadFile(stdoutPath)
+		if err != nil {
+			return 0, 0, err
+		}
+		var res struct {
+			Pages int   `json:"pages"`
+			Bytes int64 `json:"bytes"`
+		}
+		if err := json.Unmarshal(b, &res); err != nil {
+			return 0, 0, fmt.Errorf("colly's output %q: %w", b, err)
+		}
+		return res.Pages, res.Bytes, nil
+	}
+	return 0, 0, fmt.Errorf("unknown tool %q", tool)
+}
+
+// inFlight sums the crawler's request durations, in seconds.
+func inFlight(data string) (float64, error) {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, "crawl.db")+"?mode=ro")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var ms int64
+	if err := db.QueryRow(`SELECT coalesce(sum(request_duration_ms),0) FROM request`).Scan(&ms); err != nil {
+		return 0, fmt.Errorf("sum request durations in crawl.db: %w", err)
+	}
+	return float64(ms) / 1000, nil
+}
+
+func startServer(bin, root, statsPath string) (*exec.Cmd, string, error) {
+	cmd := exec.Command(bin, "-root", root, "-stats", statsPath)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, "", err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, "", fmt.Errorf("start server: %w", err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, "", fmt.Errorf("server's address: %w", err)
+	}
+	go io.Copy(io.Discard, out)
+	return cmd, strings.TrimSpace(line), nil
+}
+
+func stopServer(cmd *exec.Cmd) error {
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return fmt.Errorf("stop server: %w", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("server: %w", err)
+	}
+	return nil
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func header(c config, before, after string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d runs per tool, interleaved, %s UTC, concurrency %d.\n", c.runs, time.Now().UTC().Format("2006-01-02 15:04"), c.conc)
+	if len(c.extra) > 0 {
+		fmt.Fprintf(&b, "Crawler flags added: %s.\n", strings.Join(c.extra, " "))
+	}
+	fmt.Fprintf(&b, "Machine: %s, %d CPUs, %s RAM, Linux %s; %s.\n", cpuModel(), runtime.NumCPU(), memTotal(), kernel(), runtime.Version())
+	if c.inputs != "" {
+		fmt.Fprintf(&b, "Inputs: %s.\n", c.inputs)
+	}
+	fmt.Fprintf(&b, "Load average (1, 5, 15 min): %s before, %s after.\n\n", before, after)
+	return b.String()
+}
+
+func memTotal() string {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		var kb int64
+		if _, err := fmt.Sscanf(l, "MemTotal: %d kB", &kb); err == nil {
+			return fmt.Sprintf("%.0f GiB", float64(kb)/(1<<20))
+		}
+	}
+	return "?"
+}
+
+func kernel() string {
+	b, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+// table is the markdown table of each tool's medians.
+func table(tools []string, runs []Run) string {
+	type row struct {
+		wall, cpu, pps, mbps, rss, rssMax float64
+		pages, toolPages, requests        float64
+	}
+	rows := map[string]row{}
+	for _, t := range tools {
+		var wall, cpu, pps, mbps, rss, pages, toolPages, reqs []float64
+		for _, r := range runs {
+			if r.Tool != t {
+				continue
+			}
+			wall = append(wall, r.WallSec)
+			cpu = append(cpu, r.UserSec+r.SysSec)
+			pps = append(pps, float64(r.Server.HTMLPages)/r.WallSec)
+			mbps = append(mbps, float64(r.Server.Bytes)/1e6/r.WallSec)
+			rss = append(rss, float64(r.MaxRSSKB)/1024)
+			pages = append(pages, float64(r.Server.HTMLPages))
+			toolPages = append(toolPages, float64(r.ToolPages))
+			reqs = append(reqs, float64(r.Server.Requests))
+		}
+		rows[t] = row{median(wall), median(cpu), median(pps), median(mbps), median(rss), slices.Max(rss),
+			median(pages), median(toolPages), median(reqs)}
+	}
+	var b strings.Builder
+	b.WriteString("| tool | wall s | × wget2 | CPU s | pages/s | MB/s | peak RSS MB (max) | HTML pages (tool / server) | requests |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	ref, hasRef := rows["wget2"]
+	for _, t := range tools {
+		r := rows[t]
+		ratio := "–"
+		if hasRef && ref.wall > 0 {
+			ratio = fmt.Sprintf("%.1f", r.wall/ref.wall)
+		}
+		fmt.Fprintf(&b, "| %s | %.2f | %s | %.2f | %.0f | %.1f | %.0f (%.0f) | %.0f / %.0f | %.0f |\n",
+			t, r.wall, ratio, r.cpu, r.pps, r.mbps, r.rss, r.rssMax, r.toolPages, r.pages, r.requests)
+	}
+	var wall, inflight []float64
+	for _, r := range runs {
+		if r.Tool == "crawler" {
+			wall, inflight = append(wall, r.WallSec), append(inflight, r.InFlightSec)
+		}
+	}
+	if len(wall) > 0 {
+		fmt.Fprintf(&b, "\ncrawler: its requests were in flight %.2f s of its %.2f s (medians): one request at a time per host, this is the least time politeness allows.\n",
+			median(inflight), median(wall))
+	}
+	return b.String()
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

@@ -1,0 +1,73 @@
+package urlnorm
+
+import (
+	"html"
+	"net/url"
+	"regexp"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/bench/corpus"
+)
+
+// absoluteURLs are the shapes of absolute URL a crawl meets: plain,
+// upper-case host and default port, dot segments, escapes, queries, IDNA.
+var absoluteURLs = []string{
+	"https://docs.python.org/3/library/os.html",
+	"HTTP://Example.COM:80/a/./b/../c/index.html#frag",
+	"https://example.org/search?q=lamp%20room&lang=en&page=2",
+	"https://example.org/%7Euser/caf%c3%a9/%41%42%43",
+	"http://bücher.example/über/straße?x=ä",
+	"https://example.org",
+	"https://www.example.com/blog/2024/03/05/a-rather-long-slug-for-a-post-about-lighthouses/?utm_source=feed",
+}
+
+// BenchmarkNormalize normalizes one absolute URL per op.
+func BenchmarkNormalize(b *testing.B) {
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := Normalize(absoluteURLs[i%len(absoluteURLs)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+var hrefRE = regexp.MustCompile(`href="([^"]*)"`)
+
+// BenchmarkResolve resolves and normalizes one link per op, as the parse
+// stage does: every href of the site's pages, against its page's URL.
+func BenchmarkResolve(b *testing.B) {
+	for _, site := range []struct {
+		name  string
+		pages func(testing.TB) []corpus.Page
+	}{
+		{"demosite", corpus.DemoSite},
+		{"python-docs", corpus.PythonDocs},
+	} {
+		b.Run(site.name, func(b *testing.B) {
+			type link struct {
+				base *url.URL
+				href string
+			}
+			var links []link
+			for _, p := range site.pages(b) {
+				base, err := Parse("http://127.0.0.1:8080/" + p.Path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, m := range hrefRE.FindAllStringSubmatch(p.Body, -1) {
+					links = append(links, link{base, html.UnescapeString(m[1])})
+				}
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				l := links[i%len(links)]
+				Resolve(l.base, l.href) // some hrefs (mailto:, javascript:) are refused, as in a crawl
+				i++
+			}
+			b.ReportMetric(float64(len(links)), "links")
+		})
+	}
+}
