@@ -56,12 +56,14 @@ const (
 )
 
 // MaxFileText is the most bytes of a file's text a crawl log item keeps
-// (cut at a character boundary, with file_text_truncated set). An item
-// may not exceed 400 KB, and nothing reads the text back from the log
-// (the later stages read the body from S3), so the log keeps only its
-// head. Write units grow with it: a crawl log item of 64 KiB costs 64
-// write units, 128 inside RecordCrawl's transaction.
-const MaxFileText = 64 << 10
+// (cut at a character boundary, with file_text_truncated set): its head,
+// to tell what a crawl saw at a glance. Nothing reads the text back from
+// the log (the later stages read the body from S3, where all of it is),
+// and write units grow with it: each KiB costs 2 inside RecordCrawl's
+// transaction. At 64 KiB, as before, a 32 KiB page cost 54 write units,
+// $34 per million pages (BENCHMARKS.md); at 1 KiB the item is a few
+// units whatever the page.
+const MaxFileText = 1 << 10
 
 // RecordCrawl writes a crawl (its crawl log item) and, when c is not
 // nil, the candidate's new state in one TransactWriteItems. A crawl
