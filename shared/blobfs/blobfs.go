@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -29,7 +30,7 @@ func New(dir string) (*Store, error) {
 
 func (s *Store) path(key string) (string, error) {
 	if key == "" || strings.Contains(key, "..") || strings.HasPrefix(key, "/") {
-		return "", fmt.Errorf("invalid blob key %q", key)
+		return "", crawl.Errorf(crawl.KindInvalid, "invalid blob key %q", key)
 	}
 	return filepath.Join(s.dir, filepath.FromSlash(key)), nil
 }
@@ -71,7 +72,9 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, err
 	}
 	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
+	// A key naming a directory (a prefix of other keys), or under a blob,
+	// names no blob either: missing, as in S3.
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, fmt.Errorf("get blob %s: %w", key, crawl.ErrNotFound)
 	}
 	if err != nil {

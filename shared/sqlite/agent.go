@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -9,6 +10,9 @@ import (
 
 // RegisterAgent records an agent starting its work.
 func (d *DB) RegisterAgent(ctx context.Context, a crawl.Agent) error {
+	if a.UUID == "" {
+		return crawl.E("register agent", crawl.KindInvalid, errors.New("no agent uuid"))
+	}
 	_, err := d.db.ExecContext(ctx,
 		`INSERT INTO agent(time_started_unix_utc, agent_uuid, name, http_user_agent) VALUES(?,?,?,?)
 		 ON CONFLICT(agent_uuid) DO NOTHING`,

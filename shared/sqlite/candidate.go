@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -51,7 +52,11 @@ func scanCandidate(s scanner) (crawl.Candidate, error) {
 // GetCandidate returns the candidate for a normalized URL, or
 // crawl.ErrNotFound.
 func (d *DB) GetCandidate(ctx context.Context, u string) (crawl.Candidate, error) {
-	c, err := scanCandidate(d.db.QueryRowContext(ctx, `SELECT `+candidateColumns+candidateFrom+`WHERE u.url=?`, u))
+	st, err := d.prepared(ctx, `SELECT `+candidateColumns+candidateFrom+`WHERE u.url=?`)
+	if err != nil {
+		return crawl.Candidate{}, fmt.Errorf("get candidate %s: %w", u, err)
+	}
+	c, err := scanCandidate(st.QueryRowContext(ctx, u))
 	if notFound(err) {
 		return c, crawl.ErrNotFound
 	}
@@ -69,6 +74,14 @@ func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
 }
 
 func putCandidate(ctx context.Context, q queryer, c crawl.Candidate) error {
+	// What the DynamoDB store refuses, refused here too (its GSIs need a
+	// host), so that both homes take the same candidates.
+	if c.URL == "" {
+		return crawl.E("candidate", crawl.KindInvalid, errors.New("no URL"))
+	}
+	if (c.State == crawl.StateDue || c.State == crawl.StateQueued) && c.Host == "" {
+		return crawl.E("candidate "+c.URL, crawl.KindInvalid, fmt.Errorf("state %s needs a host", c.State))
+	}
 	id, err := urlID(ctx, q, c.URL)
 	if err != nil {
 		return err
@@ -190,6 +203,9 @@ func (d *DB) MarkAllDue(ctx context.Context, now int64, t crawl.CrawlType) (int,
 
 // AddScopeHost puts a host in the crawl's scope.
 func (d *DB) AddScopeHost(ctx context.Context, host string) error {
+	if host == "" {
+		return crawl.E("add scope host", crawl.KindInvalid, errors.New("empty host"))
+	}
 	if _, err := d.db.ExecContext(ctx, `INSERT INTO crawl_scope(host) VALUES(?) ON CONFLICT DO NOTHING`, host); err != nil {
 		return fmt.Errorf("add scope host %s: %w", host, err)
 	}

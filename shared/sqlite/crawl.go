@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -14,6 +15,9 @@ import (
 // returns false; a candidate changed since it was read is
 // crawl.ErrConflict and nothing is written.
 func (d *DB) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
+	if cr.Log.CrawlUUID == "" {
+		return false, crawl.E("record crawl of "+cr.Log.URL, crawl.KindInvalid, errors.New("no crawl_uuid"))
+	}
 	fresh := true
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		var n int

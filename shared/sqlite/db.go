@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -20,6 +21,9 @@ var schema string
 // DB is an open crawl database.
 type DB struct {
 	db *sql.DB
+
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt // see prepared
 }
 
 // Open opens (creating if needed) the database at path and brings its
@@ -29,7 +33,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	// the query, the fragment or an escape.
 	uriPath := strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
 	dsn := "file:" + uriPath + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 	sdb, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -41,11 +45,39 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sdb.Close()
 		return nil, fmt.Errorf("create schema in %s: %w", path, err)
 	}
-	return &DB{db: sdb}, nil
+	return &DB{db: sdb, stmts: map[string]*sql.Stmt{}}, nil
 }
 
 // Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error {
+	d.mu.Lock()
+	for q, st := range d.stmts {
+		st.Close()
+		delete(d.stmts, q)
+	}
+	d.mu.Unlock()
+	return d.db.Close()
+}
+
+// prepared returns query prepared once for the life of the database, for
+// the statements run once or more per URL or per link: the driver parses
+// and plans a statement on every call that is not prepared, which costs
+// as much as running these. In a transaction use tx.StmtContext(ctx, st),
+// which reuses it on the one connection; but call prepared before the
+// transaction begins, since preparing needs that connection.
+func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if st, ok := d.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := d.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	d.stmts[query] = st
+	return st, nil
+}
 
 // SQL returns the underlying handle, for read-only queries in tests and
 // reports.
@@ -82,6 +114,42 @@ func urlID(ctx context.Context, q queryer, u string) (int64, error) {
 		return 0, fmt.Errorf("url id of %s: %w", u, err)
 	}
 	return id, nil
+}
+
+// urlIDs is urlID for many URLs in one transaction (a page's links):
+// its statements are prepared once, and a URL already stored is only
+// read, not rewritten by the upsert.
+type urlIDs struct{ sel, ins *sql.Stmt }
+
+func prepareURLIDs(ctx context.Context, tx *sql.Tx) (*urlIDs, error) {
+	sel, err := tx.PrepareContext(ctx, `SELECT url_id FROM url WHERE url=?`)
+	if err != nil {
+		return nil, fmt.Errorf("prepare url lookup: %w", err)
+	}
+	ins, err := tx.PrepareContext(ctx,
+		`INSERT INTO url(url) VALUES(?) ON CONFLICT(url) DO UPDATE SET url=excluded.url RETURNING url_id`)
+	if err != nil {
+		sel.Close()
+		return nil, fmt.Errorf("prepare url insert: %w", err)
+	}
+	return &urlIDs{sel: sel, ins: ins}, nil
+}
+
+func (s *urlIDs) id(ctx context.Context, u string) (int64, error) {
+	var id int64
+	err := s.sel.QueryRowContext(ctx, u).Scan(&id)
+	if notFound(err) {
+		err = s.ins.QueryRowContext(ctx, u).Scan(&id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("url id of %s: %w", u, err)
+	}
+	return id, nil
+}
+
+func (s *urlIDs) Close() {
+	s.sel.Close()
+	s.ins.Close()
 }
 
 // optURLID is urlID for an optional URL.

@@ -22,9 +22,15 @@ func (d *DB) Send(ctx context.Context, queue string, bodies ...[]byte) error {
 		return nil
 	}
 	now := time.Now().UnixMilli()
+	// Prepared before the transaction takes the one connection.
+	ins, err := d.prepared(ctx, `INSERT INTO queue_message(queue, body, visible_at_ms) VALUES(?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("send to %s: %w", queue, err)
+	}
 	return d.tx(ctx, func(tx *sql.Tx) error {
+		st := tx.StmtContext(ctx, ins)
 		for _, b := range bodies {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO queue_message(queue, body, visible_at_ms) VALUES(?,?,?)`, queue, b, now); err != nil {
+			if _, err := st.ExecContext(ctx, queue, b, now); err != nil {
 				return fmt.Errorf("send to %s: %w", queue, err)
 			}
 		}
@@ -37,10 +43,15 @@ func (d *DB) Send(ctx context.Context, queue string, bodies ...[]byte) error {
 func (d *DB) Receive(ctx context.Context, queue string, max int, lease time.Duration) ([]Message, error) {
 	var out []Message
 	now := time.Now()
-	err := d.tx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `UPDATE queue_message SET visible_at_ms=?, receive_count=receive_count+1
-			WHERE message_id IN (SELECT message_id FROM queue_message WHERE queue=? AND visible_at_ms<=? ORDER BY message_id LIMIT ?)
-			RETURNING message_id, body, receive_count`, now.Add(lease).UnixMilli(), queue, now.UnixMilli(), max)
+	// Prepared before the transaction takes the one connection.
+	st, err := d.prepared(ctx, `UPDATE queue_message SET visible_at_ms=?, receive_count=receive_count+1
+		WHERE message_id IN (SELECT message_id FROM queue_message WHERE queue=? AND visible_at_ms<=? ORDER BY message_id LIMIT ?)
+		RETURNING message_id, body, receive_count`)
+	if err != nil {
+		return nil, fmt.Errorf("receive from %s: %w", queue, err)
+	}
+	err = d.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.StmtContext(ctx, st).QueryContext(ctx, now.Add(lease).UnixMilli(), queue, now.UnixMilli(), max)
 		if err != nil {
 			return fmt.Errorf("receive from %s: %w", queue, err)
 		}
@@ -61,7 +72,11 @@ func (d *DB) Receive(ctx context.Context, queue string, max int, lease time.Dura
 
 // Delete removes a received message: it has been handled.
 func (d *DB) Delete(ctx context.Context, queue, id string) error {
-	if _, err := d.db.ExecContext(ctx, `DELETE FROM queue_message WHERE queue=? AND message_id=?`, queue, id); err != nil {
+	st, err := d.prepared(ctx, `DELETE FROM queue_message WHERE queue=? AND message_id=?`)
+	if err == nil {
+		_, err = st.ExecContext(ctx, queue, id)
+	}
+	if err != nil {
 		return fmt.Errorf("delete message %s from %s: %w", id, queue, err)
 	}
 	return nil
@@ -119,7 +134,11 @@ func (d *DB) Pending(ctx context.Context, queues ...string) (int, error) {
 	}
 	var n int
 	q := `SELECT count(*) FROM queue_message WHERE queue IN (?` + strings.Repeat(",?", len(queues)-1) + `)`
-	if err := d.db.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+	st, err := d.prepared(ctx, q)
+	if err == nil {
+		err = st.QueryRowContext(ctx, args...).Scan(&n)
+	}
+	if err != nil {
 		return 0, fmt.Errorf("count pending messages: %w", err)
 	}
 	return n, nil

@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -94,6 +96,11 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 				return fmt.Errorf("extend generation %d: %w", open, err)
 			}
 		case crawl.GenerationReplace:
+			if s.New != nil && s.New.DuplicateOf != 0 {
+				if err := checkOriginal(ctx, tx, s.New.DuplicateOf); err != nil {
+					return err
+				}
+			}
 			if open != 0 {
 				if _, err := tx.ExecContext(ctx, `UPDATE entity_generation SET confirmed_end_unix_utc=?,
 					last_seen_unix_utc=min(last_seen_unix_utc, ?) WHERE entity_generation_id=?`, s.SeenAt, s.SeenAt, open); err != nil {
@@ -133,6 +140,24 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 		return false, fmt.Errorf("apply summary of crawl %s of %s: %w", s.Crawl.CrawlUUID, s.URL, err)
 	}
 	return fresh, nil
+}
+
+// checkOriginal returns crawl.ErrConflict unless generation id is still
+// an original (open, not itself a duplicate, indexable), as it was when
+// the summarizer found it: a summary marking a copy of a generation that
+// has closed since would leave the copy out of search for good (the
+// original's copies were handed on when it closed).
+func checkOriginal(ctx context.Context, tx *sql.Tx, id int64) error {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM entity_generation g
+		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
+		WHERE g.entity_generation_id=? AND g.confirmed_end_unix_utc IS NULL AND g.marked_duplicate=0`, id).Scan(&n); err != nil {
+		return fmt.Errorf("look up original %d: %w", id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("generation %d is no longer an original: %w", id, crawl.ErrConflict)
+	}
+	return nil
 }
 
 func nullID(id int64) *int64 {
@@ -216,8 +241,13 @@ func insertGeneration(ctx context.Context, tx *sql.Tx, urlid int64, n *crawl.New
 			return 0, fmt.Errorf("prepare link_summary: %w", err)
 		}
 		defer stmt.Close()
+		ids, err := prepareURLIDs(ctx, tx)
+		if err != nil {
+			return 0, err
+		}
+		defer ids.Close()
 		for _, l := range n.Links {
-			to, err := urlID(ctx, tx, l.LinkToURL)
+			to, err := ids.id(ctx, l.LinkToURL)
 			if err != nil {
 				return 0, err
 			}
@@ -272,7 +302,39 @@ func textPileID(ctx context.Context, tx *sql.Tx, n *crawl.NewGeneration) (int64,
 	return id, nil
 }
 
+// insertTokens adds a text pile's token counts: the tokens not yet in
+// the token table, then one token_statistics row each, in two statements
+// over the counts as a JSON object (a statement per token cost more than
+// all of the page's other rows). Were a token not valid UTF-8, which JSON
+// cannot carry as is, it goes one row at a time.
 func insertTokens(ctx context.Context, tx *sql.Tx, pileID int64, tokens map[string]int) error {
+	for t := range tokens {
+		if !utf8.ValidString(t) {
+			return insertTokensByRow(ctx, tx, pileID, tokens)
+		}
+	}
+	obj, err := json.Marshal(tokens)
+	if err != nil {
+		return fmt.Errorf("encode tokens: %w", err)
+	}
+	// "WHERE true" tells the parser that ON CONFLICT is the upsert's.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO token(token_text) SELECT key FROM json_each(?) WHERE true
+		ON CONFLICT(token_text) DO NOTHING`, obj); err != nil {
+		return fmt.Errorf("insert tokens: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO token_statistics(token_id, text_pile_id, occurances)
+		SELECT t.token_id, ?, j.value FROM json_each(?) j JOIN token t ON t.token_text=j.key`, pileID, obj)
+	if err != nil {
+		return fmt.Errorf("insert token_statistics: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n != int64(len(tokens)) {
+		return fmt.Errorf("insert token_statistics: %d rows for %d tokens", n, len(tokens))
+	}
+	return nil
+}
+
+// insertTokensByRow is insertTokens a statement per token.
+func insertTokensByRow(ctx context.Context, tx *sql.Tx, pileID int64, tokens map[string]int) error {
 	tok, err := tx.PrepareContext(ctx, `INSERT INTO token(token_text) VALUES(?) ON CONFLICT(token_text)
 		DO UPDATE SET token_text=excluded.token_text RETURNING token_id`)
 	if err != nil {

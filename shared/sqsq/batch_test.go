@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/serverless-crawler/crawler/shared/contract"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
@@ -149,7 +150,7 @@ func TestSendFailedEntries(t *testing.T) {
 			f := &fakeAPI{fail: tc.fail, drop: tc.drop}
 			q := New(f, "http://sqs.local/000000000000/q")
 			q.backoff = time.Millisecond
-			err := q.Send(context.Background(), bodies(25, 10)...)
+			err := q.Send(context.Background(), contract.Bodies(25, 10)...)
 			if tc.kind == crawl.KindOther {
 				if err != nil {
 					t.Fatal(err)

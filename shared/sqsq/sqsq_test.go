@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/google/uuid"
 
+	"github.com/serverless-crawler/crawler/shared/contract"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
@@ -75,79 +75,6 @@ func receiveAll(t *testing.T, q *Queue, want int, within time.Duration) []Messag
 	return got
 }
 
-func bodies(n, size int) [][]byte {
-	out := make([][]byte, n)
-	for i := range out {
-		b := []byte(fmt.Sprintf("%04d:", i))
-		out[i] = append(b, bytes.Repeat([]byte{'x'}, max(0, size-len(b)))...)
-	}
-	return out
-}
-
-func TestSendReceiveDelete(t *testing.T) {
-	for _, tc := range []struct {
-		name   string
-		bodies [][]byte
-		calls  int64
-	}{
-		{"25 small bodies in 3 batches of 10", bodies(25, 100), 3},
-		{"10 bodies of 30 KiB split by size, 8+2", bodies(10, 30<<10), 2},
-		{"5 bodies of 100 KiB split by size, 2+2+1", bodies(5, 100<<10), 3},
-		{"one body of exactly 256 KiB", bodies(1, MaxPayload), 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			q := testQueue(t, nil)
-			if err := q.Send(ctx, tc.bodies...); err != nil {
-				t.Fatal(err)
-			}
-			if n := q.Counts().Sends.Load(); n != tc.calls {
-				t.Errorf("%d send calls, want %d", n, tc.calls)
-			}
-			if n := q.Counts().Sent.Load(); n != int64(len(tc.bodies)) {
-				t.Errorf("%d messages sent, want %d", n, len(tc.bodies))
-			}
-			got := receiveAll(t, q, len(tc.bodies), 10*time.Second)
-			var gotBodies, wantBodies []string
-			for _, m := range got {
-				gotBodies = append(gotBodies, string(m.Body))
-				if m.ReceiveCount != 1 {
-					t.Errorf("message %s: receive count %d, want 1", m.ID, m.ReceiveCount)
-				}
-				if m.ReceiptHandle == "" {
-					t.Errorf("message %s has no receipt handle", m.ID)
-				}
-			}
-			for _, b := range tc.bodies {
-				wantBodies = append(wantBodies, string(b))
-			}
-			sort.Strings(gotBodies)
-			if strings.Join(gotBodies, "\n") != strings.Join(wantBodies, "\n") {
-				t.Fatalf("received %d bodies, want the %d sent", len(gotBodies), len(wantBodies))
-			}
-			if err := q.Delete(ctx, got...); err != nil {
-				t.Fatal(err)
-			}
-			if n, want := q.Counts().Deletes.Load(), int64((len(got)+MaxBatch-1)/MaxBatch); n != want {
-				t.Errorf("%d delete calls, want %d", n, want)
-			}
-			if n := q.Counts().Deleted.Load(); n != int64(len(got)) {
-				t.Errorf("%d deleted, want %d", n, len(got))
-			}
-			visible, inFlight, delayed, err := q.Depth(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if visible+inFlight+delayed != 0 {
-				t.Errorf("depth after delete: %d visible, %d in flight, %d delayed; want none", visible, inFlight, delayed)
-			}
-			if more, err := q.Receive(ctx, MaxBatch, 0); err != nil || len(more) != 0 {
-				t.Errorf("receive after delete: %d messages, %v", len(more), err)
-			}
-		})
-	}
-}
-
 func TestSendRefusesWithoutSending(t *testing.T) {
 	over := bytes.Repeat([]byte{'x'}, MaxPayload+1)
 	for _, tc := range []struct {
@@ -177,35 +104,6 @@ func TestSendRefusesWithoutSending(t *testing.T) {
 	}
 }
 
-func TestSendDelayed(t *testing.T) {
-	ctx := context.Background()
-	q := testQueue(t, nil)
-	start := time.Now()
-	if err := q.SendDelayed(ctx, 1500*time.Millisecond, []byte("later")); err != nil { // rounds up to 2 s
-		t.Fatal(err)
-	}
-	if msgs, err := q.Receive(ctx, MaxBatch, 0); err != nil || len(msgs) != 0 {
-		t.Fatalf("receive at once: %d messages, %v; want none", len(msgs), err)
-	}
-	_, _, delayed, err := q.Depth(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if delayed != 1 {
-		t.Errorf("depth: %d delayed, want 1", delayed)
-	}
-	got := receiveAll(t, q, 1, 6*time.Second)
-	if len(got) != 1 || string(got[0].Body) != "later" {
-		t.Fatalf("received %v, want the delayed message", got)
-	}
-	if waited := time.Since(start); waited < 1900*time.Millisecond {
-		t.Errorf("delayed message received after %v, want at least 2 s", waited)
-	}
-	if err := q.Delete(ctx, got...); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestSendWithAttributes(t *testing.T) {
 	ctx := context.Background()
 	q := testQueue(t, nil)
@@ -229,51 +127,6 @@ func TestSendWithAttributes(t *testing.T) {
 	}
 }
 
-func TestRedelivery(t *testing.T) {
-	ctx := context.Background()
-	q := testQueue(t, map[string]string{"VisibilityTimeout": "1"})
-	if err := q.Send(ctx, []byte("again")); err != nil {
-		t.Fatal(err)
-	}
-	var first Message
-	for want := 1; want <= 2; want++ { // not deleted: back after the 1 s visibility timeout
-		got := receiveAll(t, q, 1, 5*time.Second)
-		if len(got) != 1 {
-			t.Fatalf("receipt %d: got %d messages", want, len(got))
-		}
-		if got[0].ReceiveCount != want {
-			t.Errorf("receipt %d: receive count %d", want, got[0].ReceiveCount)
-		}
-		if want > 1 && got[0].ID != first.ID {
-			t.Errorf("redelivered message has id %s, first %s", got[0].ID, first.ID)
-		}
-		first = got[0]
-	}
-
-	// A longer lease keeps it hidden past the queue's timeout, and 0 gives
-	// it back at once.
-	if err := q.ChangeVisibility(ctx, first, 30*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(1500 * time.Millisecond)
-	if msgs, err := q.Receive(ctx, MaxBatch, 0); err != nil || len(msgs) != 0 {
-		t.Fatalf("receive during extended lease: %d messages, %v; want none", len(msgs), err)
-	}
-	if _, inFlight, _, err := q.Depth(ctx); err != nil || inFlight != 1 {
-		t.Errorf("depth during lease: %d in flight, %v; want 1", inFlight, err)
-	}
-	if err := q.ChangeVisibility(ctx, first, 0); err != nil {
-		t.Fatal(err)
-	}
-	got, err := q.Receive(ctx, MaxBatch, time.Second)
-	if err != nil || len(got) != 1 || got[0].ReceiveCount != 3 {
-		t.Fatalf("receive after release: %+v, %v; want the message, count 3", got, err)
-	}
-	if err := q.Delete(ctx, got...); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestDeleteStaleReceipt(t *testing.T) {
 	ctx := context.Background()
 	q := testQueue(t, nil)
@@ -287,7 +140,7 @@ func TestDeleteStaleReceipt(t *testing.T) {
 func TestDepth(t *testing.T) {
 	ctx := context.Background()
 	q := testQueue(t, nil)
-	if err := q.Send(ctx, bodies(3, 10)...); err != nil {
+	if err := q.Send(ctx, contract.Bodies(3, 10)...); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.SendDelayed(ctx, time.Minute, []byte("later")); err != nil {

@@ -1,0 +1,299 @@
+package contract
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// candidates: a candidate is written once (version 0), then only by a
+// writer holding the version it read; a lost write changes nothing.
+func candidates(t *testing.T, open Opener) {
+	run(t, []testCase{
+		{"InsertOnce", func(t *testing.T) {
+			s := open(t)
+			first := dueCandidate("http://example.com/", 1, 100)
+			if err := s.PutCandidate(t.Context(), first); err != nil {
+				t.Fatalf("first insert: %v", err)
+			}
+			before := snapshot(t, s)
+			for _, c := range []crawl.Candidate{
+				first, // the same candidate again
+				{URL: first.URL, Host: "other", State: crawl.StateFiltered, Priority: 9, DueAt: 7, CrawlType: crawl.CrawlForced},
+			} {
+				err := s.PutCandidate(t.Context(), c)
+				if !errors.Is(err, crawl.ErrConflict) || crawl.KindOf(err) != crawl.KindConflict {
+					t.Fatalf("second version-0 insert of %+v: %v (kind %v), want ErrConflict", c, err, crawl.KindOf(err))
+				}
+				got := mustGet(t, s, first.URL)
+				if got.Version != 1 || got.Priority != 1 || got.State != crawl.StateDue || got.Host != "example.com" {
+					t.Errorf("stored candidate changed: %+v", got)
+				}
+			}
+			unchanged(t, s, before, "a second insert")
+		}},
+		{"ConditionalUpdate", func(t *testing.T) { conditionalUpdate(t, open(t)) }},
+		{"RoundTrip", func(t *testing.T) { candidateRoundTrip(t, open(t)) }},
+		{"NotFound", func(t *testing.T) {
+			s := open(t)
+			putNew(t, s, dueCandidate("http://example.com/", 0, 0))
+			for _, u := range []string{"http://example.com/absent", "http://example.com", ""} {
+				if _, err := s.GetCandidate(t.Context(), u); !errors.Is(err, crawl.ErrNotFound) || crawl.KindOf(err) != crawl.KindNotFound {
+					t.Errorf("GetCandidate(%q) = %v, want ErrNotFound", u, err)
+				}
+				if _, err := s.Status(t.Context(), u); !errors.Is(err, crawl.ErrNotFound) {
+					t.Errorf("Status(%q) = %v, want ErrNotFound", u, err)
+				}
+			}
+		}},
+		{"Invalid", func(t *testing.T) {
+			s := open(t)
+			before := snapshot(t, s)
+			for _, c := range []crawl.Candidate{
+				{Host: "example.com", State: crawl.StateDue},                    // no URL
+				{URL: "http://example.com/", State: crawl.StateDue},             // due without a host
+				{URL: "http://example.com/", State: crawl.StateQueued},          // queued without a host
+				{URL: "http://example.com/", Version: 1, State: crawl.StateDue}, // an update too
+			} {
+				if err := s.PutCandidate(t.Context(), c); crawl.KindOf(err) != crawl.KindInvalid {
+					t.Errorf("PutCandidate(%+v) = %v, want a KindInvalid error", c, err)
+				}
+			}
+			if _, err := s.GetCandidate(t.Context(), "http://example.com/"); !errors.Is(err, crawl.ErrNotFound) {
+				t.Errorf("an invalid candidate was stored: %v", err)
+			}
+			unchanged(t, s, before, "refused candidates")
+			// A filtered candidate needs no host (an invalid URL found in a page).
+			c := crawl.Candidate{URL: "http://exa mple.com/", State: crawl.StateFiltered, CrawlType: crawl.CrawlFirst,
+				LastCrawlExitCode: ptr(crawl.ExitInvalidURL)}
+			if got := putNew(t, s, c); got.Host != "" || got.State != crawl.StateFiltered {
+				t.Errorf("filtered candidate without a host: %+v", got)
+			}
+		}},
+		{"Transitions", func(t *testing.T) { transitions(t, open(t)) }},
+	})
+}
+
+func conditionalUpdate(t *testing.T, s Metadata) {
+	for i, tt := range []struct {
+		name    string
+		version func(stored int64) int64
+		url     string // "": the stored candidate's URL
+		want    error
+	}{
+		{"current version", func(v int64) int64 { return v }, "", nil},
+		{"stale version", func(v int64) int64 { return v - 1 }, "", crawl.ErrConflict},
+		{"version from the future", func(v int64) int64 { return v + 5 }, "", crawl.ErrConflict},
+		{"update of an absent candidate", func(int64) int64 { return 1 }, "http://example.com/absent", crawl.ErrConflict},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := putNew(t, s, dueCandidate(fmt.Sprintf("http://example.com/%d", i), 1, 100))
+			// A second write, so that a stale version (1) exists.
+			c.Priority = 2
+			if err := s.PutCandidate(t.Context(), c); err != nil {
+				t.Fatalf("update: %v", err)
+			}
+			before := mustGet(t, s, c.URL)
+			if before.Version != 2 {
+				t.Fatalf("version after one update = %d, want 2", before.Version)
+			}
+			upd := before
+			if tt.url != "" {
+				upd.URL = tt.url
+			}
+			upd.Version = tt.version(before.Version)
+			upd.State, upd.Priority, upd.LastCrawlTime = crawl.StateCrawled, 42, ptr(int64(500))
+			upd.LastCrawlExitCode = ptr(crawl.ExitComplete)
+			snap := snapshot(t, s)
+			err := s.PutCandidate(t.Context(), upd)
+			if tt.want == nil && err != nil || !errors.Is(err, tt.want) {
+				t.Fatalf("PutCandidate: %v, want %v", err, tt.want)
+			}
+			after := mustGet(t, s, c.URL)
+			if tt.want != nil {
+				if crawl.KindOf(err) != crawl.KindConflict || !crawl.IsTransient(err) {
+					t.Errorf("KindOf(%v) = %v, want KindConflict (retryable)", err, crawl.KindOf(err))
+				}
+				if !reflect.DeepEqual(after, before) {
+					t.Errorf("a lost conditional write changed the candidate:\nbefore %+v\nafter  %+v", before, after)
+				}
+				unchanged(t, s, snap, "a lost conditional write")
+				if tt.url != "" {
+					if _, err := s.GetCandidate(t.Context(), tt.url); !errors.Is(err, crawl.ErrNotFound) {
+						t.Errorf("lost update created %s: %v", tt.url, err)
+					}
+				}
+				return
+			}
+			upd.Version++
+			if !reflect.DeepEqual(after, upd) {
+				t.Errorf("after update:\ngot  %+v\nwant %+v", after, upd)
+			}
+		})
+	}
+}
+
+func candidateRoundTrip(t *testing.T, s Metadata) {
+	full := crawl.Candidate{
+		URL:                     "https://example.com/a?b=c",
+		LastCrawlTime:           ptr(int64(1700000000)),
+		LastCrawlExitCode:       ptr(crawl.ExitRedirect),
+		LastContentfulCrawlTime: ptr(int64(1690000000)),
+		LastContentfulETag:      ptr(`W/"abc"`),
+		Host:                    "example.com",
+		State:                   crawl.StateQueued,
+		Hops:                    3,
+		Priority:                -2,
+		DueAt:                   1700000100,
+		CrawlType:               crawl.CrawlReenqueued,
+		CrawlUUID:               "4b8a2a8e-7c4c-4bd0-9c38-4b0f5f8cba01",
+		QueuedAt:                1700000200,
+		LastContentfulModified:  ptr(int64(1600000000)),
+		NRedirs:                 2,
+		OrigURL:                 "http://example.com/start",
+		RedirectChain:           []string{"http://example.com/start", "https://example.com/start"},
+		DiscoveredAt:            1650000000,
+		Parent:                  "https://example.com/",
+		MaxDepth:                ptr(0),
+	}
+	bare := crawl.Candidate{URL: "http://example.org/", Host: "example.org", State: crawl.StateDue, CrawlType: crawl.CrawlFirst}
+	with := func(suffix string, f func(c *crawl.Candidate)) crawl.Candidate {
+		c := bare
+		c.URL += suffix
+		f(&c)
+		return c
+	}
+	for _, tt := range []struct {
+		name string
+		c    crawl.Candidate
+	}{
+		{"every field set", full},
+		{"nil pointers and empty strings", bare},
+		{"zero max depth differs from nil", with("z", func(c *crawl.Candidate) { c.MaxDepth = ptr(0) })},
+		{"empty ETag differs from nil", with("e", func(c *crawl.Candidate) { c.LastContentfulETag = ptr("") })},
+		{"one-element redirect chain", with("r", func(c *crawl.Candidate) { c.RedirectChain = []string{"http://example.org/x"} })},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := putNew(t, s, tt.c)
+			want := tt.c
+			want.Version = 1
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("round trip:\ngot  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+	t.Run("update clears optional fields", func(t *testing.T) {
+		c := full
+		c.URL += "&clear"
+		c = putNew(t, s, c)
+		c.LastCrawlTime, c.LastCrawlExitCode, c.LastContentfulCrawlTime, c.LastContentfulETag = nil, nil, nil, nil
+		c.LastContentfulModified, c.MaxDepth, c.RedirectChain = nil, nil, nil
+		c.CrawlUUID, c.OrigURL, c.Parent = "", "", ""
+		c.State, c.Hops, c.NRedirs = crawl.StateDue, 1, 0
+		if err := s.PutCandidate(t.Context(), c); err != nil {
+			t.Fatalf("update: %v", err)
+		}
+		c.Version++
+		if got := mustGet(t, s, c.URL); !reflect.DeepEqual(got, c) {
+			t.Errorf("after update:\ngot  %+v\nwant %+v", got, c)
+		}
+	})
+}
+
+// transitions walks a candidate through its state machine as the stages
+// do (due -> queued by a release -> crawled by the fetch stage's crawl ->
+// due again by a recrawl), with a second writer that read the same
+// version at each step: exactly one of them wins, the loser gets
+// crawl.ErrConflict, and only the candidate's current state shows in
+// the due and stale-queued queries.
+func transitions(t *testing.T, s Metadata) {
+	registerAgent(t, s)
+	addScope(t, s, "example.com")
+	const u = "http://example.com/p"
+	c := putNew(t, s, dueCandidate(u, 0, 100))
+	inQueries := func(t *testing.T, wantDue, wantQueued int) {
+		t.Helper()
+		due, err := s.DueCandidates(t.Context(), 1000, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stale, err := s.StaleQueued(t.Context(), 1000, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(due) != wantDue || len(stale) != wantQueued {
+			t.Errorf("state %s: %d due and %d stale queued, want %d and %d", mustGet(t, s, u).State, len(due), len(stale), wantDue, wantQueued)
+		}
+	}
+	inQueries(t, 1, 0)
+
+	// Two schedulers release the same due candidate as two crawls.
+	release := func(c crawl.Candidate, crawlUUID string) crawl.Candidate {
+		c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, crawlUUID, 200
+		return c
+	}
+	if err := s.PutCandidate(t.Context(), release(c, "crawl-a")); err != nil {
+		t.Fatalf("first release: %v", err)
+	}
+	snap := snapshot(t, s)
+	if err := s.PutCandidate(t.Context(), release(c, "crawl-b")); !errors.Is(err, crawl.ErrConflict) {
+		t.Fatalf("second release of the version the first changed: %v, want ErrConflict", err)
+	}
+	unchanged(t, s, snap, "the losing release")
+	queued := mustGet(t, s, u)
+	if queued.State != crawl.StateQueued || queued.CrawlUUID != "crawl-a" || queued.Version != c.Version+1 {
+		t.Fatalf("after the releases: %+v, want queued as crawl-a", queued)
+	}
+	inQueries(t, 0, 1)
+
+	// The fetch stage records crawl-a; a stale writer of the queued
+	// version loses, and so does a second fetch of crawl-b that read the
+	// candidate before crawl-a was recorded.
+	cra, crb := CompleteCrawl(u, "crawl-a"), CompleteCrawl(u, "crawl-b")
+	next := CrawledAs(queued, cra)
+	if fresh, err := s.RecordCrawl(t.Context(), cra, &next); err != nil || !fresh {
+		t.Fatalf("record crawl-a: %v, %v", fresh, err)
+	}
+	late := CrawledAs(queued, crb)
+	snap = snapshot(t, s)
+	if fresh, err := s.RecordCrawl(t.Context(), crb, &late); !errors.Is(err, crawl.ErrConflict) || fresh {
+		t.Fatalf("record crawl-b against the queued version: %v, %v; want ErrConflict", fresh, err)
+	}
+	if _, err := s.GetCrawl(t.Context(), "crawl-b"); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("the losing crawl was recorded: %v", err)
+	}
+	stale := queued
+	stale.Priority = 7
+	if err := s.PutCandidate(t.Context(), stale); !errors.Is(err, crawl.ErrConflict) {
+		t.Errorf("write of the queued version after the crawl: %v, want ErrConflict", err)
+	}
+	unchanged(t, s, snap, "the losing crawl and the stale write")
+	crawled := mustGet(t, s, u)
+	next.Version++
+	if !reflect.DeepEqual(crawled, next) {
+		t.Errorf("after the crawl:\ngot  %+v\nwant %+v", crawled, next)
+	}
+	inQueries(t, 0, 0)
+
+	// Due again (a recrawl), then filtered: each from the version read.
+	for _, st := range []crawl.CandidateState{crawl.StateDue, crawl.StateFiltered} {
+		c := mustGet(t, s, u)
+		c.State, c.DueAt = st, 300
+		if err := s.PutCandidate(t.Context(), c); err != nil {
+			t.Fatalf("to %s: %v", st, err)
+		}
+		snap := snapshot(t, s)
+		if err := s.PutCandidate(t.Context(), c); !errors.Is(err, crawl.ErrConflict) {
+			t.Errorf("the same write to %s again: %v, want ErrConflict", st, err)
+		}
+		unchanged(t, s, snap, "the repeated write")
+		want := 0
+		if st == crawl.StateDue {
+			want = 1
+		}
+		inQueries(t, want, 0)
+	}
+}
