@@ -9,7 +9,7 @@ LAMBDA_GOARCH ?= arm64
 GOFLAGS_LAMBDA := CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH)
 LDFLAGS  := -s -w
 
-.PHONY: all build crawler functions run test unit race vet fmt-check validate bench clean e2e e2e-up e2e-check e2e-down
+.PHONY: all build crawler functions run test unit race vet fmt-check validate bench clean e2e e2e-up e2e-check e2e-down test-localstack
 
 all: build
 
@@ -44,6 +44,17 @@ unit: vet fmt-check
 ## race: every test under the race detector (slower; CI runs it)
 race:
 	infra/with-emulators.sh $(GO) test -p 1 -race -count=1 ./...
+
+## test-localstack: the AWS adapters' tests, the contract suite among
+## them, against real LocalStack 4.14.0 on the host (SQS, S3, and
+## DynamoDB through DynamoDB Local's jars) instead of ministack and
+## DynamoDB Local: a second emulator's opinion. Needs Python 3.12+
+## (infra/localstack.sh); not part of CI.
+test-localstack:
+	@port=$${LOCALSTACK_PORT:-4567}; LOCALSTACK_PORT=$$port infra/localstack.sh start || exit 1; \
+	CRAWLER_TEST_AWS=http://127.0.0.1:$$port CRAWLER_TEST_DYNAMODB=http://127.0.0.1:$$port \
+		$(GO) test -p 1 -count=1 ./shared/sqsq ./shared/s3blob ./shared/dynamo ./shared/handlers; rc=$$?; \
+	LOCALSTACK_PORT=$$port infra/localstack.sh stop; exit $$rc
 
 ## validate: sam validate --lint on template.yaml (SAM CLI pinned by infra/)
 validate:
