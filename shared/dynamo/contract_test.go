@@ -48,6 +48,14 @@ func TestContract(t *testing.T) {
 			if ep == "" {
 				t.Skipf("%s is not set: run `make test`, which starts the emulators", emu.env)
 			}
+			if raceDetector && emu.name == "ministack" {
+				// Slowed by the race detector, the SDK now and then loses
+				// ministack's answer to a write it applied, and its retry
+				// fails its own condition (docs/local-cloud.md). make test
+				// runs this suite on ministack; under -race DynamoDB Local
+				// alone does.
+				t.Skip("ministack under the race detector: see docs/local-cloud.md")
+			}
 			api := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(ep),
 				Credentials: credentials.NewStaticCredentialsProvider("test", "test", "")})
 			blobs := emu.blobs(t, ep)
