@@ -49,13 +49,19 @@ type SearchHit struct {
 	Rank    float64 `json:"rank"`
 }
 
-// SeedState maps a status word to seed 004's state: pending while the URL
-// is in the pipeline, then success, warning or error.
-func SeedState(frontier CandidateState, status string) string {
+// SeedState maps a candidate and its status word to seed 004's state:
+// pending while the URL is in the pipeline (released, due now, never
+// crawled yet, or due again to retry a crawl that did not succeed), then
+// success, warning or error. A URL whose last crawl succeeded and that
+// waits for its recrawl (due after RecrawlPeriod) is not pending: it
+// shows how that crawl went.
+func SeedState(c Candidate, status string, now int64) string {
+	success := status == StatusComplete || status == StatusUnchanged || status == StatusRedir
+	awaitsRecrawl := c.LastCrawlTime != nil && c.DueAt > now && (success || status == StatusDuplicate)
 	switch {
-	case frontier == StateDue || frontier == StateQueued:
+	case c.State == StateQueued, c.State == StateDue && !awaitsRecrawl:
 		return "pending"
-	case status == StatusComplete || status == StatusUnchanged || status == StatusRedir:
+	case success:
 		return "success"
 	case status == StatusError:
 		return "error"

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -83,7 +84,7 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 			s.Status = crawl.StatusDuplicate
 		}
 	}
-	s.State = crawl.SeedState(c.State, s.Status)
+	s.State = crawl.SeedState(c, s.Status, time.Now().Unix())
 	return s, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -62,7 +63,7 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 	case !notFound(err):
 		return s, fmt.Errorf("latest generation of %s: %w", u, err)
 	}
-	s.State = crawl.SeedState(c.State, s.Status)
+	s.State = crawl.SeedState(c, s.Status, time.Now().Unix())
 	return s, nil
 }
 

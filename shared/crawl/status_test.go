@@ -1,0 +1,30 @@
+package crawl
+
+import "testing"
+
+func TestSeedState(t *testing.T) {
+	crawled := int64(1000)
+	for _, tc := range []struct {
+		name   string
+		c      Candidate
+		status string
+		want   string
+	}{
+		{"never crawled, due", Candidate{State: StateDue, DueAt: 900}, StatusNone, "pending"},
+		{"never crawled, due later", Candidate{State: StateDue, DueAt: 5000}, StatusNone, "pending"},
+		{"released", Candidate{State: StateQueued, LastCrawlTime: &crawled}, StatusComplete, "pending"},
+		{"complete, recrawl due later", Candidate{State: StateDue, DueAt: 5000, LastCrawlTime: &crawled}, StatusComplete, "success"},
+		{"complete, recrawl due now", Candidate{State: StateDue, DueAt: 2000, LastCrawlTime: &crawled}, StatusComplete, "pending"},
+		{"unchanged, recrawl due later", Candidate{State: StateDue, DueAt: 5000, LastCrawlTime: &crawled}, StatusUnchanged, "success"},
+		{"duplicate, recrawl due later", Candidate{State: StateDue, DueAt: 5000, LastCrawlTime: &crawled}, StatusDuplicate, "warning"},
+		{"error, retry due later", Candidate{State: StateDue, DueAt: 5000, LastCrawlTime: &crawled}, StatusError, "pending"},
+		{"robots.txt unreachable, retry due later", Candidate{State: StateDue, DueAt: 5000, LastCrawlTime: &crawled}, "disallowed by robots.txt", "pending"},
+		{"error, given up", Candidate{State: StateCrawled, LastCrawlTime: &crawled}, StatusError, "error"},
+		{"crawled, no recrawl", Candidate{State: StateCrawled, LastCrawlTime: &crawled}, StatusComplete, "success"},
+		{"filtered", Candidate{State: StateFiltered}, "robots", "warning"},
+	} {
+		if got := SeedState(tc.c, tc.status, 3000); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
