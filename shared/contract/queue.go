@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/fetch"
 	"github.com/serverless-crawler/crawler/shared/parse"
 	"github.com/serverless-crawler/crawler/shared/schedule"
@@ -91,6 +92,27 @@ func Queue(t *testing.T, open QueueOpener) {
 				t.Fatalf("send of no bodies: %v", err)
 			}
 			wantPending(t, q, 0)
+		}},
+		{"RefusesWhatSQSRefuses", func(t *testing.T) {
+			// A body SQS would refuse is refused by every queue, before
+			// anything of the call is sent, so that a stage that would
+			// overflow SQS fails in the embedded home too.
+			for _, tc := range []struct {
+				name   string
+				bodies [][]byte
+			}{
+				{"a body over 256 KiB", [][]byte{[]byte("ok"), make([]byte, 256<<10+1)}},
+				{"an empty body", [][]byte{[]byte("ok"), {}}},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					q := open(t, visibility)
+					err := q.Send(t.Context(), tc.bodies...)
+					if err == nil || crawl.KindOf(err) != crawl.KindInvalid {
+						t.Fatalf("send: %v, want an invalid-input error", err)
+					}
+					wantNone(t, q, "after a refused send")
+				})
+			}
 		}},
 		{"DeliversAll", func(t *testing.T) {
 			for _, tc := range []struct {

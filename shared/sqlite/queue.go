@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
 // Message is a message received from a queue.
@@ -16,10 +18,23 @@ type Message struct {
 	ReceiveCount int
 }
 
-// Send appends messages to a queue, in one transaction.
+// MaxMessageBytes is the largest body Send takes: SQS's limit as the
+// AWS home keeps it (sqsq.MaxPayload), so that a stage that would
+// overflow SQS fails here too rather than only on AWS.
+const MaxMessageBytes = 256 << 10
+
+// Send appends messages to a queue, in one transaction. An empty body or
+// one over MaxMessageBytes is refused (crawl.KindInvalid), and then
+// nothing of the call is sent.
 func (d *DB) Send(ctx context.Context, queue string, bodies ...[]byte) error {
 	if len(bodies) == 0 {
 		return nil
+	}
+	for i, b := range bodies {
+		if len(b) == 0 || len(b) > MaxMessageBytes {
+			return crawl.E(fmt.Sprintf("send to %s: message %d of %d (nothing sent)", queue, i+1, len(bodies)), crawl.KindInvalid,
+				fmt.Errorf("body of %d bytes: a message holds 1 to %d", len(b), MaxMessageBytes))
+		}
 	}
 	now := time.Now().UnixMilli()
 	// Prepared before the transaction takes the one connection.
