@@ -18,8 +18,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/google/uuid"
 
+	"github.com/serverless-crawler/crawler/shared/awsmeter"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/dynamo"
 	"github.com/serverless-crawler/crawler/shared/sqsq"
@@ -40,16 +42,7 @@ type awsHome struct {
 
 func newAWSHome(t testing.TB, mod func(*stack.Settings)) *awsHome {
 	t.Helper()
-	ddb, other := os.Getenv("CRAWLER_TEST_DYNAMODB"), os.Getenv("CRAWLER_TEST_AWS")
-	if ddb == "" || other == "" {
-		t.Skip("CRAWLER_TEST_DYNAMODB and CRAWLER_TEST_AWS are not set: run `make test`, which starts the emulators")
-	}
-	creds := credentials.NewStaticCredentialsProvider("test", "test", "")
-	c := stack.Clients{
-		DynamoDB: dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(ddb), Credentials: creds}),
-		SQS:      sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(other), Credentials: creds}),
-		S3:       s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(other), Credentials: creds, UsePathStyle: true}),
-	}
+	c := emulatorClients(t, nil)
 	ctx := context.Background()
 	p := "h" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
 	s := stack.Settings{
@@ -91,17 +84,28 @@ type function struct {
 	handle func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error)
 }
 
+// environment is what one execution environment of a function gets:
+// its clients, its logger and where its metrics go.
+type environment func(name string) (stack.Clients, *slog.Logger, io.Writer)
+
 // functions builds every function as its main.go does; envs fetchers
-// stand for that many concurrent execution environments.
-func (h *awsHome) functions(envs int) []function {
+// stand for that many concurrent execution environments. Each function
+// runs in env(its name), or with the home's clients and no logs when env
+// is nil. It also returns the scheduler's handler, for schedule events.
+func (h *awsHome) functions(envs int, env environment) ([]function, func(context.Context, json.RawMessage) (any, error)) {
 	ctx := context.Background()
-	log := slog.New(slog.DiscardHandler)
+	if env == nil {
+		env = func(string) (stack.Clients, *slog.Logger, io.Writer) {
+			return h.clients, slog.New(slog.DiscardHandler), io.Discard
+		}
+	}
 	with := func(q string) stack.Settings {
 		s := h.settings
 		s.DeadLetterQueue = h.queues[q+"-dlq"].URL()
 		return s
 	}
-	sched, err := NewSchedulerFunction(ctx, with("enqueue"), h.clients, log, io.Discard)
+	c, log, metrics := env("scheduler")
+	sched, err := NewSchedulerFunction(ctx, with("enqueue"), c, log, metrics)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -111,22 +115,48 @@ func (h *awsHome) functions(envs int) []function {
 		resp, _ := out.(events.SQSEventResponse)
 		return resp, err
 	}}}
-	for i := 0; i < envs; i++ {
-		f, err := NewFetcherFunction(ctx, with("fetch"), h.clients, log, io.Discard)
+	for range envs {
+		c, log, metrics := env("fetcher")
+		f, err := NewFetcherFunction(ctx, with("fetch"), c, log, metrics)
 		if err != nil {
 			h.t.Fatal(err)
 		}
 		fs = append(fs, function{"fetch", f.Handle})
 	}
-	p, err := NewParserFunction(ctx, with("parse"), h.clients, log, io.Discard)
+	c, log, metrics = env("parser")
+	p, err := NewParserFunction(ctx, with("parse"), c, log, metrics)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	s, err := NewSummarizerFunction(ctx, with("summarize"), h.clients, log, io.Discard)
+	c, log, metrics = env("summarizer")
+	s, err := NewSummarizerFunction(ctx, with("summarize"), c, log, metrics)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	return append(fs, function{"parse", p.Handle}, function{"summarize", s.Handle})
+	return append(fs, function{"parse", p.Handle}, function{"summarize", s.Handle}), sched.Handle
+}
+
+// emulatorClients are clients of the emulators `make test` starts, with
+// m (if not nil) counting every operation; the test is skipped, saying
+// so, when none is configured.
+func emulatorClients(t testing.TB, m *awsmeter.Meter) stack.Clients {
+	t.Helper()
+	ddb, other := os.Getenv("CRAWLER_TEST_DYNAMODB"), os.Getenv("CRAWLER_TEST_AWS")
+	if ddb == "" || other == "" {
+		t.Skip("CRAWLER_TEST_DYNAMODB and CRAWLER_TEST_AWS are not set: run `make test`, which starts the emulators")
+	}
+	creds := credentials.NewStaticCredentialsProvider("test", "test", "")
+	var api []func(*middleware.Stack) error
+	if m != nil {
+		api = append(api, m.AddTo)
+	}
+	return stack.Clients{
+		DynamoDB: dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(ddb), Credentials: creds, APIOptions: api}),
+		SQS:      sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(other), Credentials: creds, APIOptions: api}),
+		S3: s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(other), Credentials: creds, UsePathStyle: true,
+			APIOptions: api}),
+		Meter: m,
+	}
 }
 
 // run sends the enqueue bodies and pumps every queue into its functions,
@@ -216,7 +246,8 @@ func TestCrawlTestSiteOnAWS(t *testing.T) {
 	site.SetHang(3 * time.Second)
 	h := newAWSHome(t, nil)
 	seed, _ := json.Marshal(crawl.EnqueueEvent{URL: site.URL + "/", Version: 1})
-	h.run(h.functions(3), 3*time.Minute, seed, []byte(`{"url": 42}`))
+	fs, _ := h.functions(3, nil)
+	h.run(fs, 3*time.Minute, seed, []byte(`{"url": 42}`))
 
 	counts := site.Counts()
 	for p, n := range counts {

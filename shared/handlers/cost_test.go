@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -20,14 +21,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/serverless-crawler/crawler/bench/cost/costmodel"
 	"github.com/serverless-crawler/crawler/shared/awsmeter"
@@ -98,12 +91,12 @@ func runCost(b *testing.B, delay, period time.Duration, pad int) {
 	// The pump stands for Lambda's event source mappings: meter it on
 	// its own, to check the model of their requests.
 	pump := awsmeter.New()
-	pc := meteredClients(b, pump)
+	pc := emulatorClients(b, pump)
 	for n, q := range h.queues {
 		h.queues[n] = sqsq.New(pc.SQS, q.URL())
 	}
 	logs := &lineSink{}
-	fs, sched := h.meteredFunctions(logs, 3)
+	fs, sched := h.functions(3, h.metered(logs))
 	ctx := context.Background()
 
 	b.ResetTimer()
@@ -219,68 +212,12 @@ func reportCost(b *testing.B, phase string, t *costmodel.Totals, e *costmodel.Es
 	m(e.PerMillionPages, "$/Mpages")
 }
 
-// meteredFunctions builds the four functions as their main.go does, each
-// with its own metered clients (one execution environment each; envs
-// fetchers), logging and writing metrics and usage records to logs. It
-// also returns the scheduler's handler, for schedule events.
-func (h *awsHome) meteredFunctions(logs *lineSink, envs int) ([]function, func(context.Context, json.RawMessage) (any, error)) {
-	ctx := context.Background()
-	with := func(q string) stack.Settings {
-		s := h.settings
-		s.DeadLetterQueue = h.queues[q+"-dlq"].URL()
-		return s
-	}
-	env := func(name string) (stack.Clients, *slog.Logger) {
+// metered is an environment of its own per function (and per fetcher):
+// metered clients, a Lambda logger and metrics, all writing to logs.
+func (h *awsHome) metered(logs *lineSink) environment {
+	return func(name string) (stack.Clients, *slog.Logger, io.Writer) {
 		log, _ := lambdalog.New(logs, slog.LevelInfo, name)
-		return meteredClients(h.t, awsmeter.New()), log
-	}
-	c, log := env("scheduler")
-	sched, err := NewSchedulerFunction(ctx, with("enqueue"), c, log, logs)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	fs := []function{{"enqueue", func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-		raw, _ := json.Marshal(ev)
-		out, err := sched.Handle(ctx, raw)
-		resp, _ := out.(events.SQSEventResponse)
-		return resp, err
-	}}}
-	for range envs {
-		c, log := env("fetcher")
-		f, err := NewFetcherFunction(ctx, with("fetch"), c, log, logs)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		fs = append(fs, function{"fetch", f.Handle})
-	}
-	c, log = env("parser")
-	p, err := NewParserFunction(ctx, with("parse"), c, log, logs)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	c, log = env("summarizer")
-	s, err := NewSummarizerFunction(ctx, with("summarize"), c, log, logs)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return append(fs, function{"parse", p.Handle}, function{"summarize", s.Handle}), sched.Handle
-}
-
-// meteredClients are clients of the emulators, as newAWSHome builds
-// them, with m on every operation.
-func meteredClients(t testing.TB, m *awsmeter.Meter) stack.Clients {
-	ddb, other := os.Getenv("CRAWLER_TEST_DYNAMODB"), os.Getenv("CRAWLER_TEST_AWS")
-	if ddb == "" || other == "" {
-		t.Skip("CRAWLER_TEST_DYNAMODB and CRAWLER_TEST_AWS are not set")
-	}
-	creds := credentials.NewStaticCredentialsProvider("test", "test", "")
-	api := []func(*middleware.Stack) error{m.AddTo}
-	return stack.Clients{
-		DynamoDB: dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(ddb), Credentials: creds, APIOptions: api}),
-		SQS:      sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(other), Credentials: creds, APIOptions: api}),
-		S3: s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(other), Credentials: creds, UsePathStyle: true,
-			APIOptions: api}),
-		Meter: m,
+		return emulatorClients(h.t, awsmeter.New()), log, logs
 	}
 }
 
