@@ -53,7 +53,7 @@ race:
 test-localstack:
 	@port=$${LOCALSTACK_PORT:-4567}; LOCALSTACK_PORT=$$port infra/localstack.sh start || exit 1; \
 	CRAWLER_TEST_AWS=http://127.0.0.1:$$port CRAWLER_TEST_DYNAMODB=http://127.0.0.1:$$port \
-		$(GO) test -p 1 -count=1 ./shared/sqsq ./shared/s3blob ./shared/dynamo ./shared/handlers; rc=$$?; \
+		$(GO) test -p 1 -count=1 ./shared/aws/sqsq ./shared/aws/s3blob ./shared/aws/dynamo ./shared/aws/handlers; rc=$$?; \
 	LOCALSTACK_PORT=$$port infra/localstack.sh stop; exit $$rc
 
 ## validate: sam validate --lint on template.yaml (SAM CLI pinned by infra/)

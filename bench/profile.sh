@@ -22,9 +22,9 @@ bench() { # bench NAME PACKAGE PATTERN BENCHTIME
 	top "$1" "$out/$1.test" "$out/$1.prof"
 }
 
-bench extract ./shared/parse 'Extract/python-docs' 5x
-bench resolve ./shared/urlnorm 'Resolve/python-docs' 2s
-bench store-page ./shared/sqlite 'StorePage/python-docs/page$' 300x
+bench extract ./shared/stage/parse 'Extract/python-docs' 5x
+bench resolve ./shared/web/urlnorm 'Resolve/python-docs' 2s
+bench store-page ./shared/local/sqlite 'StorePage/python-docs/page$' 300x
 
 # A whole crawl, with the crawler's hidden --cpuprofile flag.
 BENCH_RUNS=1 BENCH_TOOLS=crawler BENCH_PROFILE=1 bench/run.sh -out "$out/crawl" >/dev/null

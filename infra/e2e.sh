@@ -4,7 +4,7 @@
 # 127.0.0.1 (which runs the functions' bootstraps as host processes, from
 # SQS event source mappings and EventBridge schedules, no Docker).
 #   infra/e2e.sh up      start the endpoint (unless E2E_ENDPOINT is given), build, deploy
-#   infra/e2e.sh check   crawl test sites through the deployed stack (go test ./shared/e2e)
+#   infra/e2e.sh check   crawl test sites through the deployed stack (go test ./shared/testkit/e2e)
 #   infra/e2e.sh down    empty the bucket, delete the stack, stop what `up` started
 #   infra/e2e.sh env     print the environment that points the CLI at the stack
 #
@@ -104,7 +104,7 @@ check)
 	cd "$root"
 	logs="$dir/e2e-logs"
 	rm -rf "$logs"
-	CRAWLER_E2E_LOGS="$logs" CRAWLER_E2E_STACK="$stack" go test -count=1 -v -timeout 20m ./shared/e2e
+	CRAWLER_E2E_LOGS="$logs" CRAWLER_E2E_STACK="$stack" go test -count=1 -v -timeout 20m ./shared/testkit/e2e
 	for phase in fresh recrawl; do
 		if [ -s "$logs/$phase.jsonl" ]; then
 			echo "== cost of the $phase crawl, from $logs/$phase.jsonl"

@@ -29,8 +29,8 @@
 #   - /_localstack/health answers 200 once the gateway is up; start takes
 #     1-2 s (services load on first use); install about 50 s from PyPI,
 #     507 MB on disk.
-#   - shared/sqsq and shared/s3blob tests pass (CRAWLER_TEST_AWS); the
-#     shared/dynamo tests pass against its DynamoDB (CRAWLER_TEST_DYNAMODB,
+#   - shared/aws/sqsq and shared/aws/s3blob tests pass (CRAWLER_TEST_AWS); the
+#     shared/aws/dynamo tests pass against its DynamoDB (CRAWLER_TEST_DYNAMODB,
 #     through dynamodb_shim below; about 4x slower than DynamoDB Local
 #     alone). HeadObject reports ServerSideEncryption AES256 for every
 #     object, as AWS does. MaximumMessageSize is AWS's current 1 MiB.

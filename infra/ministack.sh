@@ -13,7 +13,7 @@
 #     default; kept under .local-aws here). The `ministack` entry point
 #     probes the port itself and refuses to start when it is taken.
 #   - /_ministack/health answers 200 with JSON once the gateway is up.
-#   - exercised by the shared/sqsq and shared/s3blob tests, all like AWS:
+#   - exercised by the shared/aws/sqsq and shared/aws/s3blob tests, all like AWS:
 #     SQS CreateQueue (VisibilityTimeout), SendMessage with String message
 #     attributes, SendMessageBatch with DelaySeconds, ReceiveMessage
 #     (ApproximateReceiveCount, MessageAttributeNames All, long poll),

@@ -47,7 +47,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/serverless-crawler/crawler/shared/dynamo"
+	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
 )
 
 func main() {

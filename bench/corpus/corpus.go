@@ -44,7 +44,7 @@ func PythonDocs(tb testing.TB) []Page {
 	return load(tb, root)
 }
 
-// DemoSite returns the HTML pages of the demo site (shared/demosite/site).
+// DemoSite returns the HTML pages of the demo site (shared/testkit/demosite/site).
 func DemoSite(tb testing.TB) []Page {
 	tb.Helper()
 	repo, ok := repoRoot()

@@ -1,5 +1,5 @@
 // Command cost prices a crawl run from its functions' logs: the usage
-// records every invocation writes (shared/awsmeter.Record, msg "aws
+// records every invocation writes (shared/aws/awsmeter.Record, msg "aws
 // usage"), the fetcher's EMF records (which count the pages), and, for
 // CloudWatch Logs ingestion, the size of every line. It prints dollars
 // per million pages at list prices (bench/cost/costmodel), by service,

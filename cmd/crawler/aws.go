@@ -14,11 +14,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 
+	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
+	"github.com/serverless-crawler/crawler/shared/aws/s3blob"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
+	"github.com/serverless-crawler/crawler/shared/aws/stack"
 	"github.com/serverless-crawler/crawler/shared/crawl"
-	"github.com/serverless-crawler/crawler/shared/dynamo"
-	"github.com/serverless-crawler/crawler/shared/s3blob"
-	"github.com/serverless-crawler/crawler/shared/sqsq"
-	"github.com/serverless-crawler/crawler/shared/stack"
 )
 
 // stackFlag is how a command selects the AWS home: --stack NAME, or the

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
-	"github.com/serverless-crawler/crawler/shared/fetch"
-	"github.com/serverless-crawler/crawler/shared/pipeline"
-	"github.com/serverless-crawler/crawler/shared/safedial"
-	"github.com/serverless-crawler/crawler/shared/urlnorm"
+	"github.com/serverless-crawler/crawler/shared/local/pipeline"
+	"github.com/serverless-crawler/crawler/shared/stage/fetch"
+	"github.com/serverless-crawler/crawler/shared/web/safedial"
+	"github.com/serverless-crawler/crawler/shared/web/urlnorm"
 )
 
 // regexpList is a repeatable flag of regular expressions.

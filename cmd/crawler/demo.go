@@ -12,8 +12,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/serverless-crawler/crawler/shared/demosite"
-	"github.com/serverless-crawler/crawler/shared/pipeline"
+	"github.com/serverless-crawler/crawler/shared/local/pipeline"
+	"github.com/serverless-crawler/crawler/shared/testkit/demosite"
 )
 
 // cmdDemo serves the demo site on loopback, crawls it with the same code

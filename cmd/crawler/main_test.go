@@ -16,7 +16,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
-	"github.com/serverless-crawler/crawler/shared/testsite"
+	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
 )
 
 // TestMain lets the test binary run as the crawler command, so tests can

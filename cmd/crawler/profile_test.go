@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/serverless-crawler/crawler/shared/testsite"
+	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
 )
 
 // TestCPUProfileFlag checks the hidden --cpuprofile flag: left out of

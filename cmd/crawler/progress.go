@@ -10,7 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/serverless-crawler/crawler/shared/pipeline"
+	"github.com/serverless-crawler/crawler/shared/local/pipeline"
 )
 
 // progress shows a crawl's progress: a live bar on a terminal, a plain

@@ -11,10 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
 	"github.com/serverless-crawler/crawler/shared/crawl"
-	"github.com/serverless-crawler/crawler/shared/dynamo"
-	"github.com/serverless-crawler/crawler/shared/sqlite"
-	"github.com/serverless-crawler/crawler/shared/urlnorm"
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+	"github.com/serverless-crawler/crawler/shared/web/urlnorm"
 )
 
 // openForReading opens a data directory's database without taking the

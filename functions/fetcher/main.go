@@ -2,7 +2,7 @@
 // of the fetch queue's tasks, politely across all its invocations, stores
 // bodies in S3 and the crawl log in DynamoDB, and hands pages on to the
 // parse and summarize queues.
-// See shared/handlers and shared/fetch.
+// See shared/aws/handlers and shared/stage/fetch.
 package main
 
 import (
@@ -12,9 +12,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/serverless-crawler/crawler/shared/handlers"
-	"github.com/serverless-crawler/crawler/shared/lambdalog"
-	"github.com/serverless-crawler/crawler/shared/stack"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers"
+	"github.com/serverless-crawler/crawler/shared/aws/lambdalog"
+	"github.com/serverless-crawler/crawler/shared/aws/stack"
 )
 
 func main() {

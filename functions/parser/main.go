@@ -1,7 +1,7 @@
 // Command parser is the parser Lambda function: it reads fetched
 // HTML bodies from S3, writes the parsed documents back, enqueues the
 // links it finds and hands each crawl on to the summarize queue.
-// See shared/handlers and shared/parse.
+// See shared/aws/handlers and shared/stage/parse.
 package main
 
 import (
@@ -11,9 +11,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/serverless-crawler/crawler/shared/handlers"
-	"github.com/serverless-crawler/crawler/shared/lambdalog"
-	"github.com/serverless-crawler/crawler/shared/stack"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers"
+	"github.com/serverless-crawler/crawler/shared/aws/lambdalog"
+	"github.com/serverless-crawler/crawler/shared/aws/stack"
 )
 
 func main() {

@@ -3,7 +3,7 @@
 // the parser finds) as candidates and releases due ones to the fetch
 // queue; triggered by the recrawl schedule, it releases what has come due
 // and re-releases fetches that were lost.
-// See shared/handlers and shared/schedule.
+// See shared/aws/handlers and shared/stage/schedule.
 package main
 
 import (
@@ -13,9 +13,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/serverless-crawler/crawler/shared/handlers"
-	"github.com/serverless-crawler/crawler/shared/lambdalog"
-	"github.com/serverless-crawler/crawler/shared/stack"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers"
+	"github.com/serverless-crawler/crawler/shared/aws/lambdalog"
+	"github.com/serverless-crawler/crawler/shared/aws/stack"
 )
 
 func main() {

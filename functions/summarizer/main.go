@@ -1,7 +1,7 @@
 // Command summarizer is the summarizer Lambda function: it folds
 // each crawl into the summary tables of seed 002 (generations,
 // duplicates, descriptions, links) in DynamoDB, with text piles in S3.
-// See shared/handlers and shared/summarize.
+// See shared/aws/handlers and shared/stage/summarize.
 package main
 
 import (
@@ -11,9 +11,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"github.com/serverless-crawler/crawler/shared/handlers"
-	"github.com/serverless-crawler/crawler/shared/lambdalog"
-	"github.com/serverless-crawler/crawler/shared/stack"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers"
+	"github.com/serverless-crawler/crawler/shared/aws/lambdalog"
+	"github.com/serverless-crawler/crawler/shared/aws/stack"
 )
 
 func main() {

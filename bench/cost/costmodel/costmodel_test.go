@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/serverless-crawler/crawler/shared/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
 )
 
 func line(t *testing.T, rec awsmeter.Record) string {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/serverless-crawler/crawler/shared/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
 )
 
 // Item is one line of the bill.

@@ -1,5 +1,5 @@
 // Package costmodel prices what the crawler's functions asked of AWS, as
-// their usage records say (shared/awsmeter.Record), in dollars per
+// their usage records say (shared/aws/awsmeter.Record), in dollars per
 // million pages at list prices.
 package costmodel
 

@@ -10,7 +10,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/serverless-crawler/crawler/shared/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
 )
 
 // Function is what one function's records add up to.

@@ -1,0 +1,275 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/serverless-crawler/crawler/shared/stage/fetch"
+)
+
+var _ fetch.Politeness = (*Gate)(nil)
+
+// otherEnvironment is a store over db's tables with a client of its own,
+// as a separate Lambda execution environment has.
+func otherEnvironment(t *testing.T, db *DB) *DB {
+	return New(testClient(t), db.t)
+}
+
+// visit is one request as the server saw it.
+type visit struct{ start, end time.Time }
+
+// loggingServer answers every request after hold, logging when each
+// started and ended.
+func loggingServer(t *testing.T, hold time.Duration) (*httptest.Server, func() []visit) {
+	var mu sync.Mutex
+	var log []visit
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		time.Sleep(hold)
+		mu.Lock()
+		log = append(log, visit{start, time.Now()})
+		mu.Unlock()
+		fmt.Fprintln(w, "ok")
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []visit {
+		mu.Lock()
+		defer mu.Unlock()
+		out := append([]visit(nil), log...)
+		sort.Slice(out, func(i, j int) bool { return out[i].start.Before(out[j].start) })
+		return out
+	}
+}
+
+func TestGateSpacesRequestsAcrossEnvironments(t *testing.T) {
+	db := testDB(t)
+	const (
+		workers  = 5
+		requests = 3
+		delay    = 60 * time.Millisecond
+		hold     = 15 * time.Millisecond
+	)
+	srv, visits := loggingServer(t, hold)
+	host := hostOf(t, srv.URL)
+	var wg sync.WaitGroup
+	errs := make(chan error, workers*requests)
+	for w := range workers {
+		g := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute, MaxWait: 30 * time.Second})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range requests {
+				done, err := g.Wait(context.Background(), host, delay)
+				if err != nil {
+					errs <- fmt.Errorf("worker %d request %d: %w", w, i, err)
+					return
+				}
+				resp, err := http.Get(srv.URL)
+				if err == nil {
+					resp.Body.Close()
+				}
+				done()
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	v := visits()
+	if len(v) != workers*requests {
+		t.Fatalf("server saw %d requests, want %d", len(v), workers*requests)
+	}
+	for i := 1; i < len(v); i++ {
+		if v[i].start.Before(v[i-1].end) {
+			t.Errorf("request %d started %v before request %d ended: two in flight", i, v[i-1].end.Sub(v[i].start), i-1)
+		} else if gap := v[i].start.Sub(v[i-1].end); gap < delay {
+			t.Errorf("request %d started %v after request %d ended, want at least %v", i, gap, i-1, delay)
+		}
+	}
+}
+
+func hostOf(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Host
+}
+
+func TestGateBusy(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name        string
+		holder      func(t *testing.T, g *Gate) // leaves the host in some state
+		delay       time.Duration
+		maxWait     time.Duration
+		wantBusy    bool
+		retryFrom   time.Duration // RetryAfter within [retryFrom, retryTo]
+		retryTo     time.Duration
+		waitAtLeast time.Duration // when not busy
+	}{
+		{
+			name:   "in flight, and the delay alone exceeds MaxWait",
+			holder: func(t *testing.T, g *Gate) { mustWait(t, g, 0) },
+			delay:  time.Second, maxWait: 100 * time.Millisecond,
+			wantBusy: true, retryFrom: 900 * time.Millisecond, retryTo: time.Second,
+		},
+		{
+			name:   "in flight, MaxWait zero",
+			holder: func(t *testing.T, g *Gate) { mustWait(t, g, 0) },
+			delay:  0, maxWait: 0,
+			wantBusy: true, retryFrom: time.Millisecond, retryTo: gatePoll,
+		},
+		{
+			name:   "finished, the holder's delay still running",
+			holder: func(t *testing.T, g *Gate) { mustWait(t, g, 3*time.Second)() },
+			delay:  0, maxWait: 100 * time.Millisecond,
+			wantBusy: true, retryFrom: 2500 * time.Millisecond, retryTo: 3 * time.Second,
+		},
+		{
+			name:   "finished, the waiter's own delay still running",
+			holder: func(t *testing.T, g *Gate) { mustWait(t, g, 0)() },
+			delay:  2 * time.Second, maxWait: 100 * time.Millisecond,
+			wantBusy: true, retryFrom: 1500 * time.Millisecond, retryTo: 2 * time.Second,
+		},
+		{
+			name:   "finished, the delay runs out within MaxWait",
+			holder: func(t *testing.T, g *Gate) { mustWait(t, g, 300*time.Millisecond)() },
+			delay:  0, maxWait: 2 * time.Second,
+			waitAtLeast: 250 * time.Millisecond,
+		},
+		{
+			name: "in flight, finished within MaxWait",
+			holder: func(t *testing.T, g *Gate) {
+				done := mustWait(t, g, 0)
+				time.AfterFunc(200*time.Millisecond, done)
+			},
+			delay: 100 * time.Millisecond, maxWait: 3 * time.Second,
+			waitAtLeast: 300 * time.Millisecond,
+		},
+		{
+			name:   "free host",
+			holder: func(t *testing.T, g *Gate) {},
+			delay:  time.Second, maxWait: 0,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := testDB(t)
+			tt.holder(t, NewGate(db, GateConfig{Lease: time.Minute}))
+			g := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute, MaxWait: tt.maxWait})
+			start := time.Now()
+			done, err := g.Wait(ctx, "example.com", tt.delay)
+			took := time.Since(start)
+			var busy *BusyError
+			if tt.wantBusy {
+				if !errors.As(err, &busy) {
+					t.Fatalf("Wait = %v, want a *BusyError", err)
+				}
+				if busy.Host != "example.com" || busy.RetryAfter < tt.retryFrom || busy.RetryAfter > tt.retryTo {
+					t.Errorf("BusyError %+v, want host example.com and RetryAfter in [%v, %v]", busy, tt.retryFrom, tt.retryTo)
+				}
+				if took > tt.maxWait+time.Second {
+					t.Errorf("gave up after %v, MaxWait is %v", took, tt.maxWait)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Wait: %v", err)
+			}
+			done()
+			if took < tt.waitAtLeast {
+				t.Errorf("Wait took %v, want at least %v", took, tt.waitAtLeast)
+			}
+		})
+	}
+}
+
+// mustWait takes example.com's slot with the given delay.
+func mustWait(t *testing.T, g *Gate, delay time.Duration) func() {
+	t.Helper()
+	done, err := g.Wait(context.Background(), "example.com", delay)
+	if err != nil {
+		t.Fatalf("holder's Wait: %v", err)
+	}
+	return done
+}
+
+func TestGateTakesOverExpiredLease(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	crashed := NewGate(db, GateConfig{Lease: 300 * time.Millisecond})
+	lateDone := mustWait(t, crashed, 0) // and never gives it back in time
+
+	g := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute, MaxWait: 5 * time.Second})
+	start := time.Now()
+	done, err := g.Wait(ctx, "example.com", 0)
+	if err != nil {
+		t.Fatalf("Wait after the holder crashed: %v", err)
+	}
+	if took := time.Since(start); took < 250*time.Millisecond {
+		t.Errorf("took the slot after %v, before the lease ran out", took)
+	}
+
+	// The crashed holder coming back must not free the new holder's slot.
+	lateDone()
+	third := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute})
+	var busy *BusyError
+	if _, err := third.Wait(ctx, "example.com", 0); !errors.As(err, &busy) {
+		t.Fatalf("Wait while the new holder has the slot = %v, want a *BusyError", err)
+	}
+	done()
+	d3, err := third.Wait(ctx, "example.com", 0)
+	if err != nil {
+		t.Fatalf("Wait after the new holder finished: %v", err)
+	}
+	d3()
+}
+
+func TestGateHostsAreIndependent(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	g := NewGate(db, GateConfig{MaxWait: 0})
+	done, err := g.Wait(ctx, "a.example", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	d2, err := g.Wait(ctx, "b.example", time.Hour)
+	if err != nil {
+		t.Fatalf("a busy a.example held up b.example: %v", err)
+	}
+	d2()
+	d2() // done twice is harmless
+}
+
+func TestGateWaitEndsWithContext(t *testing.T) {
+	db := testDB(t)
+	g := NewGate(db, GateConfig{MaxWait: time.Minute})
+	mustWait(t, g, time.Minute)()
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := g.Wait(ctx, "example.com", 0)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Wait = %v, want the context's error", err)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Wait returned %v after its context ended", took)
+	}
+}

@@ -1,0 +1,701 @@
+package dynamo
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/testkit/contract"
+)
+
+// sumBlobs is an in-memory blob store that counts puts per key.
+type sumBlobs struct {
+	mu   sync.Mutex
+	data map[string][]byte
+	puts map[string]int
+	gets int
+}
+
+func newSumBlobs() *sumBlobs { return &sumBlobs{data: map[string][]byte{}, puts: map[string]int{}} }
+
+func (b *sumBlobs) Put(_ context.Context, key string, data []byte) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.data[key] = append([]byte(nil), data...)
+	b.puts[key]++
+	return nil
+}
+
+func (b *sumBlobs) Get(_ context.Context, key string) ([]byte, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.gets++
+	d, ok := b.data[key]
+	if !ok {
+		return nil, fmt.Errorf("get blob %s: %w", key, crawl.ErrNotFound)
+	}
+	return d, nil
+}
+
+// putCounts returns a copy of the puts per key.
+func (b *sumBlobs) putCounts() map[string]int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := map[string]int{}
+	for k, n := range b.puts {
+		out[k] = n
+	}
+	return out
+}
+
+// sumHeadBlobs is a blob store that answers Exists (as s3blob.Store
+// does with HEAD), so ApplySummary never reads a pile back.
+type sumHeadBlobs struct {
+	*sumBlobs
+	heads int
+}
+
+func (b *sumHeadBlobs) Exists(_ context.Context, key string) (bool, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.heads++
+	_, ok := b.data[key]
+	return ok, nil
+}
+
+// sumDB returns a store over fresh tables with an in-memory blob store.
+func sumDB(t *testing.T) (*DB, *sumBlobs) {
+	t.Helper()
+	b := newSumBlobs()
+	return testDB(t, WithBlobs(b)), b
+}
+
+func sumPtr[T any](v T) *T { return &v }
+
+func sumApply(t *testing.T, db *DB, s crawl.SummaryUpdate) bool {
+	t.Helper()
+	fresh, err := db.ApplySummary(context.Background(), s)
+	if err != nil {
+		t.Fatalf("apply summary of %s: %v", s.Crawl.CrawlUUID, err)
+	}
+	return fresh
+}
+
+func sumOpen(t *testing.T, db *DB, u string) crawl.OpenGeneration {
+	t.Helper()
+	o, err := db.OpenGeneration(context.Background(), u)
+	if err != nil {
+		t.Fatalf("open generation of %s: %v", u, err)
+	}
+	return o
+}
+
+// sumGens returns the generation items of u, oldest first.
+func sumGens(t *testing.T, db *DB, u string) []*genItem {
+	t.Helper()
+	out, err := db.api.Query(context.Background(), &dynamodb.QueryInput{
+		TableName:                 aws.String(db.t.Generations),
+		KeyConditionExpression:    aws.String("#u = :u AND begins_with(#sk, :g)"),
+		ExpressionAttributeNames:  map[string]string{"#u": gaURL, "#sk": gaSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":u": gS(u), ":g": gS(skGenPrefix)},
+		ConsistentRead:            aws.Bool(true),
+	})
+	if err != nil {
+		t.Fatalf("generations of %s: %v", u, err)
+	}
+	var gs []*genItem
+	for _, it := range out.Items {
+		g, err := decodeGenItem(it)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs = append(gs, g)
+	}
+	return gs
+}
+
+// sumGenByID returns u's generation id.
+func sumGenByID(t *testing.T, db *DB, u string, id int64) *genItem {
+	t.Helper()
+	for _, g := range sumGens(t, db, u) {
+		if g.ID == id {
+			return g
+		}
+	}
+	t.Fatalf("%s has no generation %d", u, id)
+	return nil
+}
+
+// sumItems returns every item of the generations table, by url and sk.
+func sumItems(t *testing.T, db *DB) map[string]map[string]types.AttributeValue {
+	t.Helper()
+	out := map[string]map[string]types.AttributeValue{}
+	in := &dynamodb.ScanInput{TableName: aws.String(db.t.Generations), ConsistentRead: aws.Bool(true)}
+	for {
+		page, err := db.api.Scan(context.Background(), in)
+		if err != nil {
+			t.Fatalf("scan generations: %v", err)
+		}
+		for _, it := range page.Items {
+			out[gGetS(it, gaURL)+" "+gGetS(it, gaSK)] = it
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return out
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+}
+
+// sumKinds counts the generations table's items by kind (head, gen, crawl).
+func sumKinds(t *testing.T, db *DB) map[string]int {
+	t.Helper()
+	n := map[string]int{}
+	for k := range sumItems(t, db) {
+		sk := k[strings.LastIndex(k, " ")+1:]
+		n[strings.SplitN(sk, "#", 2)[0]]++
+	}
+	return n
+}
+
+// sumCrawl reads a crawl summary item.
+func sumCrawl(t *testing.T, db *DB, u, crawlUUID string) map[string]types.AttributeValue {
+	t.Helper()
+	it, err := db.getGenTableItem(context.Background(), u, crawlSK(crawlUUID))
+	if err != nil || it == nil {
+		t.Fatalf("crawl summary %s of %s: %v (item %v)", crawlUUID, u, err, it)
+	}
+	return it
+}
+
+func TestGenerationID(t *testing.T) {
+	tests := []struct {
+		uuid string
+		want int64
+	}{
+		{"00000000-0000-4000-8000-000000000001", 0x4000},
+		{"ffffffff-ffff-4fff-bfff-ffffffffffff", 0x7fffffffffff4fff},
+		{"12345678-9abc-4def-8123-456789abcdef", 0x123456789abc4def},
+	}
+	for _, tt := range tests {
+		got, err := GenerationID(tt.uuid)
+		if err != nil || got != tt.want {
+			t.Errorf("GenerationID(%s) = %#x, %v; want %#x", tt.uuid, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"gen-1", "", "00000000-0000-0000-0000-000000000000"} {
+		if _, err := GenerationID(bad); crawl.KindOf(err) != crawl.KindInvalid {
+			t.Errorf("GenerationID(%q) = %v, want a KindInvalid error", bad, err)
+		}
+	}
+}
+
+// TestGenerationItems: what the contract cannot see of the generations
+// a URL's crawls make: the closed generation's item, the crawl summary
+// items (none points at a generation for a failed crawl of a URL without
+// one), and the head's generation count.
+func TestGenerationItems(t *testing.T) {
+	ctx := context.Background()
+	db, _ := sumDB(t)
+	const u = "http://example.com/"
+	alpha, beta := contract.TextPile("alpha"), contract.TextPile("beta")
+	failed := func(s crawl.SummaryUpdate) crawl.SummaryUpdate {
+		s.Crawl.ExitCode, s.HTTP = crawl.ExitTimeout, nil
+		return s
+	}
+	sumApply(t, db, failed(contract.SummaryUpdate(u, "c0", 50, crawl.GenerationAttach, 0, nil)))
+	if n := sumKinds(t, db); !reflect.DeepEqual(n, map[string]int{"crawl": 1}) {
+		t.Errorf("items by kind after a failed first crawl: %v, want its crawl summary only", n)
+	}
+	sumApply(t, db, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, contract.TextGen(u, 100, alpha, "A")))
+	g1 := sumOpen(t, db, u).Generation.ID
+	sumApply(t, db, contract.SummaryUpdate(u, "c2", 200, crawl.GenerationExtend, g1, nil))
+	sumApply(t, db, contract.SummaryUpdate(u, "c3", 300, crawl.GenerationReplace, g1, contract.TextGen(u, 300, beta, "B")))
+	g2 := sumOpen(t, db, u).Generation.ID
+	sumApply(t, db, failed(contract.SummaryUpdate(u, "c4", 400, crawl.GenerationAttach, g2, nil)))
+
+	old := sumGenByID(t, db, u, g1).generation()
+	want := crawl.EntityGeneration{ID: g1, UUID: old.UUID, URL: u, FirstSeen: 100, LastSeen: 200,
+		ConfirmedEnd: sumPtr(int64(300)), TextPileID: sumPtr(TextPileID(alpha.Digest))}
+	if !reflect.DeepEqual(old, want) {
+		t.Errorf("closed generation:\n got %+v\nwant %+v", old, want)
+	}
+	if n := sumKinds(t, db); !reflect.DeepEqual(n, map[string]int{"head": 1, "gen": 2, "crawl": 5}) {
+		t.Errorf("items by kind: %v", n)
+	}
+	c3 := sumCrawl(t, db, u, "c3")
+	wantC3 := map[string]types.AttributeValue{
+		gaURL: gS(u), gaSK: gS("crawl#c3"), gaWasRobotsApproved: gBool(true), gaCrawlType: gN(int64(crawl.CrawlFirst)),
+		gaCrawlUUID: gS("c3"), gaAgentUUID: gS(contract.AgentUUID), gaTimeStarted: gN(300), gaExitCode: gN(int64(crawl.ExitComplete)),
+		gaGenID: gN(g2), gaRequestDuration: gN(12),
+		gaHTTP: &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{gaStatusCode: gN(200), gaETag: gS(`"e"`)}},
+	}
+	if !reflect.DeepEqual(c3, wantC3) {
+		t.Errorf("crawl summary item:\n got %v\nwant %v", c3, wantC3)
+	}
+	for crawlUUID, gen := range map[string]int64{"c0": 0, "c1": g1, "c2": g1, "c4": g2} {
+		it := sumCrawl(t, db, u, crawlUUID)
+		if gGetN(it, gaGenID) != gen || (gen == 0) != (it[gaGenID] == nil) {
+			t.Errorf("crawl summary %s points at generation %v, want %d", crawlUUID, it[gaGenID], gen)
+		}
+	}
+	if c4 := sumCrawl(t, db, u, "c4"); c4[gaHTTP] != nil || gGetN(c4, gaExitCode) != int64(crawl.ExitTimeout) {
+		t.Errorf("failed crawl's summary: %v, want no http_summary and exit code timeout", c4)
+	}
+	head, _ := db.getGenTableItem(ctx, u, skHead)
+	if gGetN(head, gaGenCount) != 2 {
+		t.Errorf("head: %v, want gen_count 2", head)
+	}
+}
+
+func TestApplySummaryAttachments(t *testing.T) {
+	ctx := context.Background()
+	blobs := &sumHeadBlobs{sumBlobs: newSumBlobs()}
+	db := testDB(t, WithBlobs(blobs))
+	const u = "http://example.com/doc"
+	p := &crawl.TextPile{Text: "lamps and lighthouses", BigHeadlines: "Lamps", SmallHeadlines: "Oil", CodeText: "x := 1"}
+	p.Digest = p.ComputeDigest()
+	ng := contract.TextGen(u, 100, p, "Lamps")
+	ng.Generation.URLFragment = sumPtr("frag")
+	ng.BodyKey, ng.NoIndex = "raw/aa/bb", true
+	ng.Tokens = map[string]int{"lamps": 1, "and": 1, "lighthouses": 1}
+	ng.File = &crawl.FileSummary{FileSize: sumPtr(int64(1234)), MIMEType: sumPtr("text/html"), CanonicalURL: sumPtr("http://example.com/canon")}
+	ng.Redirect = &crawl.RedirectSummary{ToURL: "http://example.com/next", InformationSource: crawl.SourceHTMLMeta,
+		BySecurityPolicy: true, ToURLFragment: sumPtr("x")}
+	ng.Description = &crawl.DocumentDescription{TimeCreated: sumPtr(int64(1)), TimeUpdated: sumPtr(int64(2)), PrimaryLanguage: sumPtr("en"),
+		Title: sumPtr("Lamps"), PrimaryHeadline: sumPtr("All about lamps"), Description: sumPtr("A page"), Indexiness: 0}
+	page, ext := crawl.DestPage, crawl.DestCanonical
+	ng.Links = []crawl.LinkSummary{
+		{LinkToURL: "http://example.com/a", RelNofollow: true, Location: crawl.Location{InNav: true, InList: true},
+			DestinationType: &page, Locality: crawl.LocalitySameHost, HTMLTagName: sumPtr("a"), Text: sumPtr("A")},
+		{LinkToURL: "http://example.org/", LinkToFragment: sumPtr("top"), Location: crawl.Location{InMain: true}, ContainsHeadline: true,
+			Locality: crawl.LocalityExternal},
+		{LinkToURL: "http://example.com/c", RelMe: true, RelTag: true, DestinationType: &ext, Locality: crawl.LocalitySameSite,
+			Location: crawl.Location{InHeader: true, InFooter: true, InAside: true, InForm: true, InArticle: true, InSection: true,
+				InTable: true, InFigure: true, InAddress: true, InCode: true, InHeadline: true, InParagraph: true}},
+	}
+	sumApply(t, db, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, ng))
+	o := sumOpen(t, db, u)
+	gid, _ := GenerationID(ng.Generation.UUID)
+	wantOpen := crawl.OpenGeneration{Generation: crawl.EntityGeneration{ID: gid, UUID: ng.Generation.UUID, URL: u,
+		URLFragment: sumPtr("frag"), FirstSeen: 100, LastSeen: 100, TextPileID: sumPtr(TextPileID(p.Digest))}, ContentKey: ng.ContentKey}
+	if !reflect.DeepEqual(o, wantOpen) {
+		t.Errorf("OpenGeneration:\n got %+v\nwant %+v", o, wantOpen)
+	}
+
+	g := sumGenByID(t, db, u, gid)
+	wantItem := &genItem{URL: u, SK: genSK(100, gid), ID: gid, UUID: ng.Generation.UUID, Fragment: sumPtr("frag"), FirstSeen: 100,
+		LastSeen: 100, TextPileID: sumPtr(TextPileID(p.Digest)), Digest: hex.EncodeToString(p.Digest), ContentKey: ng.ContentKey,
+		NoIndex: true, File: &crawl.FileSummary{GenerationID: gid, FileSize: sumPtr(int64(1234)), MIMEType: sumPtr("text/html"),
+			CanonicalURL: sumPtr("http://example.com/canon")},
+		Redirect: &crawl.RedirectSummary{GenerationID: gid, ToURL: "http://example.com/next", InformationSource: crawl.SourceHTMLMeta,
+			BySecurityPolicy: true, ToURLFragment: sumPtr("x")},
+		Description: &crawl.DocumentDescription{GenerationID: gid, TimeCreated: sumPtr(int64(1)), TimeUpdated: sumPtr(int64(2)),
+			PrimaryLanguage: sumPtr("en"), Title: sumPtr("Lamps"), PrimaryHeadline: sumPtr("All about lamps"), Description: sumPtr("A page")},
+		Links: 3,
+	}
+	if !reflect.DeepEqual(g, wantItem) {
+		t.Errorf("generation item:\n got %+v\nwant %+v", g, wantItem)
+	}
+
+	raw := sumItems(t, db)[u+" "+genSK(100, gid)]
+	t.Run("noindex: no original", func(t *testing.T) {
+		if raw[gaOriginalDigest] != nil {
+			t.Errorf("a noindex generation is listed as an original: %v", raw[gaOriginalDigest])
+		}
+	})
+	t.Run("generation_content", func(t *testing.T) {
+		if gGetS(raw, gaBodyKey) != "raw/aa/bb" || !gGetBool(raw, gaNoIndex) {
+			t.Errorf("body_key %q noindex %v", gGetS(raw, gaBodyKey), gGetBool(raw, gaNoIndex))
+		}
+	})
+	t.Run("search fields", func(t *testing.T) {
+		if gGetS(raw, gaSearchText) != "lamps and lighthouses" || gGetS(raw, gaSearchHeadlines) != "Lamps\nOil" {
+			t.Errorf("search_text %q search_headlines %q", gGetS(raw, gaSearchText), gGetS(raw, gaSearchHeadlines))
+		}
+	})
+	t.Run("links round-trip", func(t *testing.T) {
+		b, ok := raw[gaLinks].(*types.AttributeValueMemberB)
+		if !ok {
+			t.Fatalf("link_summary is %T", raw[gaLinks])
+		}
+		got, err := decodeLinks(b.Value, gid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append([]crawl.LinkSummary(nil), ng.Links...)
+		for i := range want {
+			want[i].ID, want[i].GenerationID = int64(i+1), gid
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("links:\n got %+v\nwant %+v", got, want)
+		}
+		if gGetN(raw, gaLinkCount) != 3 || raw[gaLinksDropped] != nil {
+			t.Errorf("link_count %v links_dropped %v", raw[gaLinkCount], raw[gaLinksDropped])
+		}
+	})
+	t.Run("text pile in the blob store", func(t *testing.T) {
+		data, err := blobs.Get(ctx, TextPileKey(p.Digest))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got TextPileBlob
+		if err := json.Unmarshal(data, &got); err != nil {
+			t.Fatal(err)
+		}
+		want := TextPileBlob{TextPile: *p, Tokens: ng.Tokens}
+		want.ID = TextPileID(p.Digest)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("pile blob:\n got %+v\nwant %+v", got, want)
+		}
+		if blobs.heads != 1 {
+			t.Errorf("%d HEAD requests, want 1", blobs.heads)
+		}
+	})
+}
+
+func TestApplySummaryWithoutBlobStore(t *testing.T) {
+	db := testDB(t)
+	const u = "http://example.com/"
+	_, err := db.ApplySummary(context.Background(), contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, contract.TextGen(u, 100, contract.TextPile("x"), "X")))
+	if err == nil || !strings.Contains(err.Error(), "blob store") {
+		t.Fatalf("ApplySummary without a blob store = %v, want an error saying so", err)
+	}
+	if n := sumKinds(t, db); len(n) != 0 {
+		t.Errorf("items written: %v", n)
+	}
+}
+
+func TestApplySummaryManyLinks(t *testing.T) {
+	db, _ := sumDB(t)
+	const u = "http://example.com/links"
+	// Random URLs compress badly: 20,000 of them are well over the cap.
+	rng := rand.New(rand.NewSource(1))
+	links := make([]crawl.LinkSummary, 20000)
+	for i := range links {
+		links[i] = crawl.LinkSummary{LinkToURL: fmt.Sprintf("http://example.com/%016x/%016x", rng.Uint64(), rng.Uint64()),
+			Locality: crawl.LocalitySameHost, Text: sumPtr(fmt.Sprintf("%x", rng.Uint64()))}
+	}
+	ng := contract.TextGen(u, 100, contract.TextPile("links"), "Links")
+	ng.Links = links
+	sumApply(t, db, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, ng))
+	gid, _ := GenerationID(ng.Generation.UUID)
+	raw := sumItems(t, db)[u+" "+genSK(100, gid)]
+	b := raw[gaLinks].(*types.AttributeValueMemberB).Value
+	kept, dropped := gGetN(raw, gaLinkCount), gGetN(raw, gaLinksDropped)
+	if len(b) > maxLinkBytes || kept+dropped != int64(len(links)) || dropped == 0 || kept < 1000 {
+		t.Fatalf("link_summary of %d bytes, link_count %d, links_dropped %d", len(b), kept, dropped)
+	}
+	got, err := decodeLinks(b, gid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(got)) != kept || got[0].LinkToURL != links[0].LinkToURL || got[kept-1].LinkToURL != links[kept-1].LinkToURL {
+		t.Errorf("decoded %d links, want the first %d", len(got), kept)
+	}
+	if g := sumGenByID(t, db, u, gid); g.Links != len(links) {
+		t.Errorf("links counted %d, want %d (stored and dropped)", g.Links, len(links))
+	}
+}
+
+func TestEncodeLinksKeepsPrefix(t *testing.T) {
+	links := make([]crawl.LinkSummary, 200)
+	for i := range links {
+		links[i] = crawl.LinkSummary{LinkToURL: fmt.Sprintf("http://example.com/%d-%x", i, i*7919), Locality: crawl.LocalitySameHost}
+	}
+	all, n, err := encodeLinks(links, 1<<20)
+	if err != nil || n != len(links) {
+		t.Fatalf("encodeLinks = %d links, %v", n, err)
+	}
+	for _, max := range []int{len(all) - 1, len(all) / 2, 200, 10} {
+		b, n, err := encodeLinks(links, max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) > max && n > 0 || n >= len(links) {
+			t.Errorf("max %d: %d bytes, %d links", max, len(b), n)
+		}
+		if n < len(links) {
+			// One more link would not have fitted.
+			bigger, _, _ := encodeLinks(links[:n+1], 1<<20)
+			if len(bigger) <= max {
+				t.Errorf("max %d: kept %d links, but %d fit in %d bytes", max, n, n+1, len(bigger))
+			}
+		}
+		got, err := decodeLinks(b, 1)
+		if err != nil || len(got) != n {
+			t.Errorf("max %d: decoded %d links (%v), want %d", max, len(got), err, n)
+		}
+	}
+}
+
+func TestApplySummaryTextPileOncePerDigest(t *testing.T) {
+	db, blobs := sumDB(t)
+	const a, b = "http://example.com/a", "http://example.com/b"
+	same, other := contract.TextPile("the same words"), contract.TextPile("other words")
+	tokens := map[string]int{"the": 1, "same": 1, "words": 1}
+
+	g := contract.TextGen(a, 100, same, "A")
+	g.Tokens = tokens
+	sumApply(t, db, contract.SummaryUpdate(a, "c1", 100, crawl.GenerationReplace, 0, g))
+	g1 := sumOpen(t, db, a).Generation.ID
+	// Another URL with the same text: a duplicate sharing the pile.
+	g = contract.DupGen(b, 110, same, "B", g1)
+	g.Tokens = tokens
+	sumApply(t, db, contract.SummaryUpdate(b, "c2", 110, crawl.GenerationReplace, 0, g))
+	gb := sumOpen(t, db, b).Generation.ID
+	// a changes, then changes back: its third generation shares the first's pile.
+	sumApply(t, db, contract.SummaryUpdate(a, "c3", 200, crawl.GenerationReplace, g1, contract.TextGen(a, 200, other, "A2")))
+	g2 := sumOpen(t, db, a).Generation.ID
+	g = contract.TextGen(a, 300, same, "A3")
+	g.Tokens = tokens
+	sumApply(t, db, contract.SummaryUpdate(a, "c4", 300, crawl.GenerationReplace, g2, g))
+	g3 := sumOpen(t, db, a).Generation.ID
+
+	if got, want := blobs.putCounts(), map[string]int{TextPileKey(same.Digest): 1, TextPileKey(other.Digest): 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("blob puts %v, want %v", got, want)
+	}
+	r1, r3, rb := sumGenByID(t, db, a, g1), sumGenByID(t, db, a, g3), sumGenByID(t, db, b, gb)
+	want := TextPileID(same.Digest)
+	for _, r := range []*genItem{r1, r3, rb} {
+		if r.TextPileID == nil || *r.TextPileID != want {
+			t.Errorf("generation %d: text pile id %v, want %d", r.ID, r.TextPileID, want)
+		}
+	}
+	// When a's first generation (the original) closed at 200, b's copy
+	// took over as the original: its duplicate status ended then.
+	wantHist := []dupStatus{{Of: g1, OfURL: a, Start: 110, End: sumPtr(int64(200))}}
+	if rb.MarkedDuplicate || rb.DupOf != 0 || !rb.Original || !reflect.DeepEqual(rb.History, wantHist) {
+		t.Errorf("the copy after its original closed: duplicate %v dup_of %d original %v history %+v; want an original with history %+v",
+			rb.MarkedDuplicate, rb.DupOf, rb.Original, rb.History, wantHist)
+	}
+	if r1.OpenDups != 0 {
+		t.Errorf("the closed original still counts %d open duplicates", r1.OpenDups)
+	}
+}
+
+func TestApplySummaryEndsDuplicateStatus(t *testing.T) {
+	db, _ := sumDB(t)
+	const a, b = "http://example.com/a", "http://example.com/b"
+	same := contract.TextPile("copied")
+	sumApply(t, db, contract.SummaryUpdate(a, "c1", 100, crawl.GenerationReplace, 0, contract.TextGen(a, 100, same, "A")))
+	ga := sumOpen(t, db, a).Generation.ID
+	sumApply(t, db, contract.SummaryUpdate(b, "c2", 110, crawl.GenerationReplace, 0, contract.DupGen(b, 110, same, "B", ga)))
+	gb := sumOpen(t, db, b).Generation.ID
+	if orig := sumGenByID(t, db, a, ga); orig.OpenDups != 1 {
+		t.Errorf("original counts %d open duplicates, want 1", orig.OpenDups)
+	}
+	sumApply(t, db, contract.SummaryUpdate(b, "c3", 250, crawl.GenerationReplace, gb, contract.TextGen(b, 250, contract.TextPile("own text"), "B2")))
+	old := sumGenByID(t, db, b, gb)
+	want := []dupStatus{{Of: ga, OfURL: a, Start: 110, End: sumPtr(int64(250))}}
+	if !reflect.DeepEqual(old.History, want) || old.DupOf != 0 || old.DupOfURL != "" || !old.MarkedDuplicate {
+		t.Errorf("closed duplicate: history %+v dup_of %d %q marked %v; want history %+v, no dup_of, still marked",
+			old.History, old.DupOf, old.DupOfURL, old.MarkedDuplicate, want)
+	}
+	if orig := sumGenByID(t, db, a, ga); orig.OpenDups != 0 {
+		t.Errorf("original counts %d open duplicates, want 0", orig.OpenDups)
+	}
+}
+
+// TestApplySummaryIndexBehind: when the duplicates GSI does not list
+// what the original counts, closing it is a conflict (after a few
+// re-reads), not a hand-over that forgets a copy.
+func TestApplySummaryIndexBehind(t *testing.T) {
+	ctx := context.Background()
+	db, _ := sumDB(t)
+	const a, b = "http://example.com/a", "http://example.com/b"
+	same := contract.TextPile("shared")
+	sumApply(t, db, contract.SummaryUpdate(a, "c1", 100, crawl.GenerationReplace, 0, contract.TextGen(a, 100, same, "A")))
+	ga := sumOpen(t, db, a).Generation
+	sumApply(t, db, contract.SummaryUpdate(b, "c2", 110, crawl.GenerationReplace, 0, contract.DupGen(b, 110, same, "B", ga.ID)))
+	// Pretend a second duplicate is not in the index yet.
+	if _, err := db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(db.t.Generations),
+		Key: genKey(a, genSK(100, ga.ID)), UpdateExpression: aws.String("SET #d = :n"),
+		ExpressionAttributeNames: map[string]string{"#d": gaOpenDups}, ExpressionAttributeValues: map[string]types.AttributeValue{":n": gN(2)}}); err != nil {
+		t.Fatal(err)
+	}
+	before := sumItems(t, db)
+	_, err := db.ApplySummary(ctx, contract.SummaryUpdate(a, "c3", 200, crawl.GenerationReplace, ga.ID, contract.TextGen(a, 200, contract.TextPile("new"), "A2")))
+	if !errors.Is(err, crawl.ErrConflict) {
+		t.Fatalf("ApplySummary = %v, want ErrConflict", err)
+	}
+	if got := sumItems(t, db); !reflect.DeepEqual(got, before) {
+		t.Error("items changed")
+	}
+}
+
+// TestFindOriginalSkipsEmptyText: a generation with an empty text is no
+// original (empty texts are not compared). The SQLite store leaves this
+// to the summarizer, which never asks about an empty text.
+func TestFindOriginalSkipsEmptyText(t *testing.T) {
+	db, _ := sumDB(t)
+	empty := contract.TextPile("")
+	sumApply(t, db, contract.SummaryUpdate("http://example.com/empty", "c1", 95, crawl.GenerationReplace, 0, contract.TextGen("http://example.com/empty", 95, empty, "E")))
+	if got, err := db.FindOriginal(context.Background(), empty.Digest, "http://example.com/new"); err != nil || got != 0 {
+		t.Errorf("FindOriginal(empty text) = %d, %v; want none", got, err)
+	}
+}
+
+// TestDuplicatesPromotedItems: the items of a hand-over (the contract
+// checks what Status, FindOriginal and Search show of it): with an
+// original and three copies, the earliest a noindex page, when the
+// original changes the earliest indexable copy becomes the original,
+// counting the others, which are re-pointed to it, their history kept.
+func TestDuplicatesPromotedItems(t *testing.T) {
+	db, _ := sumDB(t)
+	const a, n, b, c = "http://example.com/a", "http://example.com/n", "http://example.com/b", "http://example.com/c"
+	same := contract.TextPile("beacon keepers handbook")
+	sumApply(t, db, contract.SummaryUpdate(a, "c1", 100, crawl.GenerationReplace, 0, contract.TextGen(a, 100, same, "A")))
+	ga := sumOpen(t, db, a).Generation.ID
+	g := contract.DupGen(n, 105, same, "N", ga)
+	g.NoIndex = true
+	sumApply(t, db, contract.SummaryUpdate(n, "c2", 105, crawl.GenerationReplace, 0, g))
+	for i, u := range []string{b, c} {
+		sumApply(t, db, contract.SummaryUpdate(u, fmt.Sprintf("c%d", 3+i), int64(110+i), crawl.GenerationReplace, 0, contract.DupGen(u, int64(110+i), same, u, ga)))
+	}
+	sumApply(t, db, contract.SummaryUpdate(a, "c9", 200, crawl.GenerationReplace, ga, contract.TextGen(a, 200, contract.TextPile("moved on"), "A2")))
+
+	gn, gb, gc := sumGens(t, db, n)[0], sumGens(t, db, b)[0], sumGens(t, db, c)[0]
+	if gb.MarkedDuplicate || !gb.Original || gb.OpenDups != 2 {
+		t.Errorf("heir b: duplicate %v original %v open_dups %d; want an original counting 2 copies", gb.MarkedDuplicate, gb.Original, gb.OpenDups)
+	}
+	if want := []dupStatus{{Of: ga, OfURL: a, Start: 110, End: sumPtr(int64(200))}}; !reflect.DeepEqual(gb.History, want) {
+		t.Errorf("heir's history %+v, want %+v", gb.History, want)
+	}
+	for _, tt := range []struct {
+		g     *genItem
+		start int64
+	}{{gn, 105}, {gc, 111}} {
+		want := []dupStatus{{Of: ga, OfURL: a, Start: tt.start, End: sumPtr(int64(200))}, {Of: gb.ID, OfURL: b, Start: 200}}
+		if !tt.g.MarkedDuplicate || tt.g.Original || tt.g.DupOf != gb.ID || tt.g.DupOfURL != b || !reflect.DeepEqual(tt.g.History, want) {
+			t.Errorf("%s: duplicate %v original %v dup_of %d %s history %+v; want re-pointed to b with history %+v",
+				tt.g.URL, tt.g.MarkedDuplicate, tt.g.Original, tt.g.DupOf, tt.g.DupOfURL, tt.g.History, want)
+		}
+	}
+	if old := sumGenByID(t, db, a, ga); old.OpenDups != 0 || old.Original {
+		t.Errorf("closed original: open_dups %d original %v", old.OpenDups, old.Original)
+	}
+
+	// The heir changes too: c (indexable) takes over, n follows.
+	sumApply(t, db, contract.SummaryUpdate(b, "c10", 300, crawl.GenerationReplace, gb.ID, contract.TextGen(b, 300, contract.TextPile("b moved on"), "B2")))
+	gn, gc = sumGens(t, db, n)[0], sumGens(t, db, c)[0]
+	if !gc.Original || gc.OpenDups != 1 || gn.DupOf != gc.ID || len(gn.History) != 3 {
+		t.Errorf("after the heir closed: c original %v open_dups %d; n dup_of %d (want %d) history %+v",
+			gc.Original, gc.OpenDups, gn.DupOf, gc.ID, gn.History)
+	}
+}
+
+// TestPromotionWithoutIndexableCopy: copies that are all noindex become
+// originals of their own, none listed as one (noindex).
+func TestPromotionWithoutIndexableCopy(t *testing.T) {
+	db, _ := sumDB(t)
+	const a, n = "http://example.com/a", "http://example.com/n"
+	same := contract.TextPile("members only")
+	sumApply(t, db, contract.SummaryUpdate(a, "c1", 100, crawl.GenerationReplace, 0, contract.TextGen(a, 100, same, "A")))
+	ga := sumOpen(t, db, a).Generation.ID
+	g := contract.DupGen(n, 110, same, "N", ga)
+	g.NoIndex = true
+	sumApply(t, db, contract.SummaryUpdate(n, "c2", 110, crawl.GenerationReplace, 0, g))
+	sumApply(t, db, contract.SummaryUpdate(a, "c3", 200, crawl.GenerationReplace, ga, contract.TextGen(a, 200, contract.TextPile("public"), "A2")))
+	gn := sumGens(t, db, n)[0]
+	if gn.MarkedDuplicate || gn.Original || gn.DupOf != 0 || len(gn.History) != 1 || gn.History[0].End == nil {
+		t.Errorf("noindex copy: %+v; want unmarked, not an original, its status ended", gn)
+	}
+}
+
+// failingTx is an API whose TransactWriteItems fails after the first ok
+// calls: a process that dies in the middle of a hand-over.
+type failingTx struct {
+	API
+	ok int
+}
+
+func (f *failingTx) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	if f.ok == 0 {
+		return nil, errors.New("injected: the process died")
+	}
+	f.ok--
+	return f.API.TransactWriteItems(ctx, in, opts...)
+}
+
+// TestPromotionOverflow: an original with more copies than one
+// transaction can hand over; the rest is handed over in follow-up
+// transactions, resumed by the redelivered crawl when cut short.
+func TestPromotionOverflow(t *testing.T) {
+	ctx := context.Background()
+	db, blobs := sumDB(t)
+	const a = "http://example.com/a"
+	same := contract.TextPile("terms of service")
+	sumApply(t, db, contract.SummaryUpdate(a, "c0", 100, crawl.GenerationReplace, 0, contract.TextGen(a, 100, same, "A")))
+	ga := sumOpen(t, db, a).Generation.ID
+	const copies = 2*maxTxItems + 10
+	urls := make([]string, copies)
+	for i := range urls {
+		urls[i] = fmt.Sprintf("http://example.com/copy/%03d", i)
+		g := contract.DupGen(urls[i], int64(1000+i), same, "copy", ga)
+		g.NoIndex = i == 0 // never the heir
+		sumApply(t, db, contract.SummaryUpdate(urls[i], fmt.Sprintf("d%d", i), int64(1000+i), crawl.GenerationReplace, 0, g))
+	}
+	if g := sumGenByID(t, db, a, ga); g.OpenDups != copies {
+		t.Fatalf("original counts %d copies, want %d", g.OpenDups, copies)
+	}
+
+	// The first transaction commits, the process dies before the next.
+	closing := contract.SummaryUpdate(a, "c1", 5000, crawl.GenerationReplace, ga, contract.TextGen(a, 5000, contract.TextPile("new terms"), "A2"))
+	dying := New(&failingTx{API: db.api, ok: 1}, db.t, WithBlobs(blobs))
+	if _, err := dying.ApplySummary(ctx, closing); err == nil {
+		t.Fatal("ApplySummary with a dying process succeeded")
+	}
+	if m := sumCrawl(t, db, a, "c1")[gaPendingRehome]; m == nil {
+		t.Fatal("no hand-over marker left after the main transaction")
+	}
+	// The redelivery finishes the hand-over.
+	fresh, err := db.ApplySummary(ctx, closing)
+	if err != nil || fresh {
+		t.Fatalf("redelivered ApplySummary = %v, %v; want false, nil", fresh, err)
+	}
+	if m := sumCrawl(t, db, a, "c1")[gaPendingRehome]; m != nil {
+		t.Errorf("hand-over marker left: %v", m)
+	}
+	heir := sumGens(t, db, urls[1])[0]
+	if !heir.Original || heir.MarkedDuplicate || heir.OpenDups != copies-1 {
+		t.Errorf("heir: original %v duplicate %v open_dups %d; want an original counting %d", heir.Original, heir.MarkedDuplicate,
+			heir.OpenDups, copies-1)
+	}
+	for i, u := range urls {
+		if i == 1 {
+			continue
+		}
+		g := sumGens(t, db, u)[0]
+		if g.DupOf != heir.ID || !g.MarkedDuplicate || len(g.History) != 2 || g.History[1].Start != 5000 {
+			t.Fatalf("copy %s: dup_of %d history %+v; want re-pointed to the heir %d at 5000", u, g.DupOf, g.History, heir.ID)
+		}
+	}
+	if old := sumGenByID(t, db, a, ga); old.OpenDups != 0 || old.ConfirmedEnd == nil {
+		t.Errorf("closed original: open_dups %d confirmed_end %v", old.OpenDups, old.ConfirmedEnd)
+	}
+	// Every copy is listed under the heir, none under the closed original.
+	var under []string
+	if err := db.queryGenIndex(ctx, IndexDuplicates, gaDupOf, gN(heir.ID), 0, func(it map[string]types.AttributeValue) bool {
+		under = append(under, gGetS(it, gaURL))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(under)
+	if len(under) != copies-1 {
+		t.Errorf("%d copies listed under the heir, want %d", len(under), copies-1)
+	}
+}

@@ -1,0 +1,317 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go/middleware"
+	"github.com/google/uuid"
+
+	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
+	"github.com/serverless-crawler/crawler/shared/aws/stack"
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
+)
+
+// awsHome is the four functions built as their main.go builds them, over
+// DynamoDB, SQS and S3 on the emulators that `make test` starts, with a
+// pump standing in for Lambda's SQS event source mappings.
+type awsHome struct {
+	t        testing.TB
+	settings stack.Settings
+	clients  stack.Clients
+	queues   map[string]*sqsq.Queue // by name: enqueue, fetch, parse, summarize and their -dlq
+	db       *dynamo.DB
+}
+
+func newAWSHome(t testing.TB, mod func(*stack.Settings)) *awsHome {
+	t.Helper()
+	c := emulatorClients(t, nil)
+	ctx := context.Background()
+	p := "h" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
+	s := stack.Settings{
+		Tables: dynamo.Tables{Candidates: p + "-candidates", CrawlLog: p + "-crawl-log", Generations: p + "-generations", Control: p + "-control"},
+		Bucket: p + "-bodies", UserAgent: "crawler-test/1.0", Delay: 50 * time.Millisecond, Timeout: time.Second,
+		MaxResourceSize: 10 << 20, AllowPrivate: true, MaxDepth: 8, CrawlLogRetention: time.Hour,
+	}
+	if mod != nil {
+		mod(&s)
+	}
+	if err := dynamo.CreateTables(ctx, c.DynamoDB, s.Tables); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(s.Bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	h := &awsHome{t: t, settings: s, clients: c, queues: map[string]*sqsq.Queue{}, db: dynamo.New(c.DynamoDB, s.Tables)}
+	for _, name := range []string{"enqueue", "fetch", "parse", "summarize"} {
+		for _, n := range []string{name, name + "-dlq"} {
+			out, err := c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(p + "-" + n),
+				// 60 s, not template.yaml's 360: a receive whose answer
+				// is lost on the way hides its messages that long, and the
+				// crawl must still settle within the test's bound.
+				Attributes: map[string]string{"VisibilityTimeout": "60"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.queues[n] = sqsq.New(c.SQS, aws.ToString(out.QueueUrl))
+		}
+	}
+	h.settings.EnqueueQueue, h.settings.FetchQueue = h.queues["enqueue"].URL(), h.queues["fetch"].URL()
+	h.settings.ParseQueue, h.settings.SummarizeQueue = h.queues["parse"].URL(), h.queues["summarize"].URL()
+	return h
+}
+
+// function is one deployed function: its queue and its handler.
+type function struct {
+	queue  string
+	handle func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error)
+}
+
+// environment is what one execution environment of a function gets:
+// its clients, its logger and where its metrics go.
+type environment func(name string) (stack.Clients, *slog.Logger, io.Writer)
+
+// functions builds every function as its main.go does; envs fetchers
+// stand for that many concurrent execution environments. Each function
+// runs in env(its name), or with the home's clients and no logs when env
+// is nil. It also returns the scheduler's handler, for schedule events.
+func (h *awsHome) functions(envs int, env environment) ([]function, func(context.Context, json.RawMessage) (any, error)) {
+	ctx := context.Background()
+	if env == nil {
+		env = func(string) (stack.Clients, *slog.Logger, io.Writer) {
+			return h.clients, slog.New(slog.DiscardHandler), io.Discard
+		}
+	}
+	with := func(q string) stack.Settings {
+		s := h.settings
+		s.DeadLetterQueue = h.queues[q+"-dlq"].URL()
+		return s
+	}
+	c, log, metrics := env("scheduler")
+	sched, err := NewSchedulerFunction(ctx, with("enqueue"), c, log, metrics)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	fs := []function{{"enqueue", func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		raw, _ := json.Marshal(ev)
+		out, err := sched.Handle(ctx, raw)
+		resp, _ := out.(events.SQSEventResponse)
+		return resp, err
+	}}}
+	for range envs {
+		c, log, metrics := env("fetcher")
+		f, err := NewFetcherFunction(ctx, with("fetch"), c, log, metrics)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		fs = append(fs, function{"fetch", f.Handle})
+	}
+	c, log, metrics = env("parser")
+	p, err := NewParserFunction(ctx, with("parse"), c, log, metrics)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	c, log, metrics = env("summarizer")
+	s, err := NewSummarizerFunction(ctx, with("summarize"), c, log, metrics)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return append(fs, function{"parse", p.Handle}, function{"summarize", s.Handle}), sched.Handle
+}
+
+// emulatorClients are clients of the emulators `make test` starts, with
+// m (if not nil) counting every operation; the test is skipped, saying
+// so, when none is configured.
+func emulatorClients(t testing.TB, m *awsmeter.Meter) stack.Clients {
+	t.Helper()
+	ddb, other := os.Getenv("CRAWLER_TEST_DYNAMODB"), os.Getenv("CRAWLER_TEST_AWS")
+	if ddb == "" || other == "" {
+		t.Skip("CRAWLER_TEST_DYNAMODB and CRAWLER_TEST_AWS are not set: run `make test`, which starts the emulators")
+	}
+	creds := credentials.NewStaticCredentialsProvider("test", "test", "")
+	var api []func(*middleware.Stack) error
+	if m != nil {
+		api = append(api, m.AddTo)
+	}
+	return stack.Clients{
+		DynamoDB: dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(ddb), Credentials: creds, APIOptions: api}),
+		SQS:      sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(other), Credentials: creds, APIOptions: api}),
+		S3: s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(other), Credentials: creds, UsePathStyle: true,
+			APIOptions: api}),
+		Meter: m,
+	}
+}
+
+// run sends the enqueue bodies and pumps every queue into its functions,
+// each function in its own goroutine as Lambda would, until all queues
+// stay empty (or the deadline passes).
+func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	if err := h.queues["enqueue"].Send(ctx, bodies...); err != nil {
+		h.t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, f := range fs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q := h.queues[f.queue]
+			for ctx.Err() == nil {
+				msgs, err := q.Receive(ctx, 10, time.Second)
+				if err != nil || len(msgs) == 0 {
+					continue
+				}
+				var ev events.SQSEvent
+				for _, m := range msgs {
+					ev.Records = append(ev.Records, events.SQSMessage{MessageId: m.ID, ReceiptHandle: m.ReceiptHandle, Body: string(m.Body),
+						Attributes: map[string]string{"ApproximateReceiveCount": strconvI(m.ReceiveCount)}, EventSource: "aws:sqs"})
+				}
+				ictx, icancel := context.WithTimeout(ctx, 60*time.Second)
+				resp, err := f.handle(ictx, ev)
+				icancel()
+				if err != nil {
+					continue // the whole batch comes back
+				}
+				failed := map[string]bool{}
+				for _, f := range resp.BatchItemFailures {
+					failed[f.ItemIdentifier] = true
+				}
+				var done []sqsq.Message
+				for _, m := range msgs {
+					if !failed[m.ID] {
+						done = append(done, m)
+					}
+				}
+				// Lambda's event source mapping deletes what succeeded. An
+				// SDK retry of a delete whose first answer was lost on the
+				// way (seen with ministack 1.5.33, which then refuses the
+				// handle it just honoured; AWS accepts a stale handle) is
+				// not the handler's failure.
+				if err := q.Delete(ctx, done...); err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "ReceiptHandleIsInvalid") {
+					h.t.Errorf("delete from %s: %v", f.queue, err)
+				}
+			}
+		}()
+	}
+	// Settled: every queue empty, visible, in flight and delayed, three
+	// times in a row.
+	for quiet := 0; quiet < 3 && ctx.Err() == nil; {
+		time.Sleep(500 * time.Millisecond)
+		busy := false
+		for _, n := range []string{"enqueue", "fetch", "parse", "summarize"} {
+			v, f, d, err := h.queues[n].Depth(ctx)
+			if err != nil || v+f+d > 0 {
+				busy = true
+			}
+		}
+		if busy {
+			quiet = 0
+		} else {
+			quiet++
+		}
+	}
+	if ctx.Err() != nil {
+		h.t.Errorf("the crawl did not settle within %v", within)
+	}
+	cancel()
+	wg.Wait()
+}
+
+func strconvI(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// The #2 test-site crawl, run through the four functions on DynamoDB,
+// SQS and S3: the same outcomes as the embedded home, with three fetcher
+// environments at once and the politeness delay held across them.
+func TestCrawlTestSiteOnAWS(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.SetHang(3 * time.Second)
+	h := newAWSHome(t, nil)
+	seed, _ := json.Marshal(crawl.EnqueueEvent{URL: site.URL + "/", Version: 1})
+	fs, _ := h.functions(3, nil)
+	h.run(fs, 3*time.Minute, seed, []byte(`{"url": 42}`))
+
+	counts := site.Counts()
+	for p, n := range counts {
+		if n != 1 {
+			t.Errorf("%s requested %d times, want once", p, n)
+		}
+	}
+	reqs := site.Requests()
+	slices.SortFunc(reqs, func(a, b testsite.Request) int { return a.At.Compare(b.At) })
+	for i := 1; i < len(reqs); i++ {
+		if gap := reqs[i].At.Sub(reqs[i-1].At); gap < h.settings.Delay {
+			t.Errorf("%s started %v after %s: closer than the delay %v", reqs[i].Path, gap, reqs[i-1].Path, h.settings.Delay)
+		}
+	}
+	ctx := context.Background()
+	exitOf := func(u string) crawl.ExitCode {
+		t.Helper()
+		c, err := h.db.GetCandidate(ctx, u)
+		if err != nil || c.LastCrawlExitCode == nil {
+			t.Errorf("candidate %s: %+v, %v", u, c, err)
+			return 0
+		}
+		return *c.LastCrawlExitCode
+	}
+	for _, p := range testsite.Ordinary {
+		if got := exitOf(site.URL + p); got != crawl.ExitComplete {
+			t.Errorf("%s: exit %v, want complete", p, got)
+		}
+	}
+	for u, code := range map[string]crawl.ExitCode{
+		site.URL + "/missing.html": crawl.ExitHTTPClientError, site.URL + "/broken.html": crawl.ExitHTTPServerError,
+		site.URL + "/hang": crawl.ExitTimeout, site.URL + "/old.html": crawl.ExitRedirect,
+		site.URL + "/chain-1.html": crawl.ExitRedirect, site.URL + "/files/report.pdf": crawl.ExitComplete,
+		"http://other.invalid/elsewhere.html": crawl.ExitOutOfScope, "http://exa mple.com/": crawl.ExitInvalidURL,
+	} {
+		if got := exitOf(u); got != code {
+			t.Errorf("%s: exit %v, want %v", u, got, code)
+		}
+	}
+	st, err := h.db.Status(ctx, site.URL+"/docs/faq.html")
+	if err != nil || st.Generation == nil || st.Generation.Title == nil {
+		t.Errorf("status of the FAQ: %+v, %v", st, err)
+	}
+	hits, err := h.db.Search(ctx, "Unique text for /docs/faq.html", 5)
+	if err != nil || len(hits) == 0 || hits[0].URL != site.URL+"/docs/faq.html" {
+		t.Errorf("search: %v, %+v", err, hits)
+	}
+	// The malformed event, and nothing else, is in a dead-letter queue,
+	// with its reason.
+	for _, n := range []string{"enqueue-dlq", "fetch-dlq", "parse-dlq", "summarize-dlq"} {
+		msgs, err := h.queues[n].Receive(ctx, 10, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if n == "enqueue-dlq" {
+			want = 1
+		}
+		if len(msgs) != want {
+			t.Errorf("%s holds %d messages, want %d: %+v", n, len(msgs), want, msgs)
+			continue
+		}
+		if want == 1 && (string(msgs[0].Body) != `{"url": 42}` || !strings.Contains(msgs[0].Attributes["reason"], "not a valid enqueue event")) {
+			t.Errorf("dead letter %q with reason %q", msgs[0].Body, msgs[0].Attributes["reason"])
+		}
+	}
+}

@@ -1,0 +1,203 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
+	"github.com/serverless-crawler/crawler/shared/aws/emf"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+	"github.com/serverless-crawler/crawler/shared/stage/schedule"
+)
+
+// queue records what the handlers send, as SQS would receive it.
+type queue struct {
+	mu         sync.Mutex
+	sent       []sent
+	visibility map[string]time.Duration
+}
+
+type sent struct {
+	body  string
+	delay time.Duration
+	attrs map[string]string
+}
+
+func (q *queue) SendDelayed(_ context.Context, d time.Duration, bodies ...[]byte) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, b := range bodies {
+		q.sent = append(q.sent, sent{body: string(b), delay: d})
+	}
+	return nil
+}
+
+func (q *queue) SendWithAttributes(_ context.Context, b []byte, attrs map[string]string) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.sent = append(q.sent, sent{body: string(b), attrs: attrs})
+	return nil
+}
+
+func (q *queue) ChangeVisibility(_ context.Context, handle string, d time.Duration) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.visibility == nil {
+		q.visibility = map[string]time.Duration{}
+	}
+	q.visibility[handle] = d
+	return nil
+}
+
+func sqsEvent(bodies ...string) events.SQSEvent {
+	var ev events.SQSEvent
+	for i, b := range bodies {
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: fmt.Sprintf("m%d", i), ReceiptHandle: fmt.Sprintf("h%d", i),
+			Body: b, Attributes: map[string]string{"ApproximateReceiveCount": "1"}, EventSource: "aws:sqs"})
+	}
+	return ev
+}
+
+func newScheduler(t *testing.T) (*Scheduler, *sqlite.DB, *queue, *queue) {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	fetchQ, dlq := &queue{}, &queue{}
+	log := slog.New(slog.DiscardHandler)
+	h := &Scheduler{
+		Sched:        schedule.New(db, SpreadingSender{Queue: fetchQ, Delay: time.Second}, schedule.Policy{MaxDepth: -1}, log),
+		Status:       db,
+		Batch:        sqsbatch.Processor{Queue: "enqueue", DeadLetters: dlq, Log: log},
+		Metrics:      emf.New(io.Discard, "scheduler"),
+		Log:          log,
+		ReleaseLimit: 500, StaleAfter: 30 * time.Minute,
+	}
+	h.Init()
+	return h, db, fetchQ, dlq
+}
+
+func TestSchedulerAdmitsAndReleases(t *testing.T) {
+	h, db, fetchQ, dlq := newScheduler(t)
+	ev := sqsEvent(`{"v":1,"url":"http://a.test/","max_depth":2}`, `http://a.test/b`, `{"url": 5}`, `"http://a.test/b"`)
+	raw, _ := json.Marshal(ev)
+	out, err := h.Handle(context.Background(), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp := out.(events.SQSEventResponse); len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures %v; want none (the malformed event is dead-lettered, not retried)", resp.BatchItemFailures)
+	}
+	if len(dlq.sent) != 1 || dlq.sent[0].body != `{"url": 5}` || !strings.Contains(dlq.sent[0].attrs["reason"], "not a valid enqueue event") ||
+		dlq.sent[0].attrs["source_queue"] != "enqueue" {
+		t.Fatalf("dead letters = %+v; want the malformed event with its reason", dlq.sent)
+	}
+	// Two URLs of one host: released at once, the second a delay later.
+	if len(fetchQ.sent) != 2 {
+		t.Fatalf("fetch tasks %+v; want 2", fetchQ.sent)
+	}
+	delays := map[time.Duration]bool{}
+	for _, s := range fetchQ.sent {
+		var task crawl.FetchTask
+		if err := json.Unmarshal([]byte(s.body), &task); err != nil {
+			t.Fatal(err)
+		}
+		c, err := db.GetCandidate(context.Background(), task.URL)
+		if err != nil || c.State != crawl.StateQueued || c.CrawlUUID != task.CrawlUUID {
+			t.Errorf("candidate %s = %+v, %v; want queued as %s", task.URL, c, err, task.CrawlUUID)
+		}
+		delays[s.delay] = true
+	}
+	if !delays[0] || !delays[time.Second] {
+		t.Errorf("delays %v; want 0 and 1s (spaced per host)", delays)
+	}
+}
+
+func TestSchedulerSchedule(t *testing.T) {
+	h, db, fetchQ, _ := newScheduler(t)
+	ctx := context.Background()
+	// A candidate due now, as a recrawl would leave it.
+	if err := db.AddScopeHost(ctx, "a.test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PutCandidate(ctx, crawl.Candidate{URL: "http://a.test/old", Host: "a.test", State: crawl.StateDue,
+		DueAt: time.Now().Add(-time.Minute).Unix(), CrawlType: crawl.CrawlRecrawl}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.Handle(ctx, json.RawMessage(`{"source":"crawler.schedule","action":"release"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := out.(map[string]int); got["released"] != 1 || len(fetchQ.sent) != 1 {
+		t.Fatalf("schedule run = %v, sent %d; want 1 released", got, len(fetchQ.sent))
+	}
+	if _, err := h.Handle(ctx, json.RawMessage(`{"action":"dance"}`)); err == nil {
+		t.Fatal("an unknown event was accepted")
+	}
+}
+
+func TestProcessorOutcomes(t *testing.T) {
+	errBad := crawl.E("decode", crawl.KindInvalid, errors.New("bad input"))
+	errFlaky := crawl.E("fetch", crawl.KindTransient, errors.New("connection reset"))
+	errBusy := fmt.Errorf("wait: %w", &dynamo.BusyError{Host: "a.test", RetryAfter: 7 * time.Second})
+	cases := []struct {
+		name      string
+		err       error
+		receives  string
+		failed    bool
+		dead      string // reason prefix expected in the DLQ
+		requeued  time.Duration
+		backedOff bool
+	}{
+		{"ok", nil, "1", false, "", 0, false},
+		{"invalid", errBad, "1", false, "decode: bad input", 0, false},
+		{"transient", errFlaky, "2", true, "", 0, true},
+		{"transient too often", errFlaky, "5", false, "failed 5 times", 0, false},
+		{"host busy", errBusy, "1", false, "", 7 * time.Second, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			self, dlq := &queue{}, &queue{}
+			p := sqsbatch.Processor{Queue: "fetch", DeadLetters: dlq, Requeue: self, Visibility: self, Deferred: Busy,
+				Handle: func(context.Context, []byte) error { return c.err }}
+			ev := sqsEvent(`{"url":"http://a.test/"}`)
+			ev.Records[0].Attributes["ApproximateReceiveCount"] = c.receives
+			resp, err := p.Process(context.Background(), ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if failed := len(resp.BatchItemFailures) == 1; failed != c.failed {
+				t.Errorf("reported for retry: %v, want %v", failed, c.failed)
+			}
+			switch {
+			case c.dead != "":
+				if len(dlq.sent) != 1 || !strings.HasPrefix(dlq.sent[0].attrs["reason"], c.dead) {
+					t.Errorf("dead letters %+v; want reason %q", dlq.sent, c.dead)
+				}
+			case len(dlq.sent) != 0:
+				t.Errorf("dead-lettered %+v", dlq.sent)
+			}
+			if c.requeued > 0 && (len(self.sent) != 1 || self.sent[0].delay != c.requeued) {
+				t.Errorf("re-sent %+v; want one with delay %v", self.sent, c.requeued)
+			}
+			if _, ok := self.visibility["h0"]; ok != c.backedOff {
+				t.Errorf("visibility changed: %v, want %v", ok, c.backedOff)
+			}
+		})
+	}
+}

@@ -1,0 +1,183 @@
+// Package handlers are the Lambda functions' handlers: each takes the
+// event Lambda delivers, runs a stage over it, and says what to retry.
+// The functions' main.go build them once, with their clients.
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/emf"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/stage/schedule"
+)
+
+// StatusReader answers enqueue_type status events.
+type StatusReader interface {
+	Status(ctx context.Context, url string) (crawl.URLStatus, error)
+}
+
+// Scheduler is the scheduler function: it admits the enqueue events of
+// an SQS batch, then releases due candidates to the fetch queue; on the
+// recrawl schedule it releases what is due (recrawls included) and
+// re-releases candidates whose fetch message was lost.
+type Scheduler struct {
+	Sched   *schedule.Scheduler
+	Status  StatusReader
+	Batch   sqsbatch.Processor // its Handle is set by Init
+	Metrics *emf.Recorder
+	Log     *slog.Logger
+	// Usage, if set, writes what each invocation asked of AWS.
+	Usage *awsmeter.Reporter
+	// ReleaseLimit caps the candidates one invocation releases.
+	ReleaseLimit int
+	// StaleAfter is how long a released candidate may go without a
+	// recorded crawl before it is released again.
+	StaleAfter time.Duration
+}
+
+// Init sets the batch handler; call it once before Handle.
+func (h *Scheduler) Init() {
+	h.Batch.Handle = h.admit
+}
+
+func (h *Scheduler) admit(ctx context.Context, body []byte) error {
+	ev, err := crawl.ParseEnqueueEvent(body)
+	if err != nil {
+		return err
+	}
+	out, err := h.Sched.Admit(ctx, ev)
+	if err != nil {
+		return err
+	}
+	h.Metrics.Add("Admissions", emf.Count, 1, "Outcome", string(out))
+	if out == schedule.StatusAsk && h.Status != nil {
+		st, err := h.Status.Status(ctx, ev.URL)
+		if err != nil {
+			return fmt.Errorf("status of %s: %w", ev.URL, err)
+		}
+		h.Log.Info("url status", "url", ev.URL, "status", st)
+	}
+	return nil
+}
+
+// ScheduleEvent is the Input of the recrawl schedule.
+type ScheduleEvent struct {
+	Source string `json:"source"`
+	Action string `json:"action"`
+}
+
+// Handle takes an SQS batch of enqueue events or a schedule event.
+func (h *Scheduler) Handle(ctx context.Context, raw json.RawMessage) (out any, err error) {
+	inv := h.Usage.Start(ctx)
+	defer func() {
+		resp, _ := out.(events.SQSEventResponse)
+		inv.End(len(resp.BatchItemFailures), err)
+	}()
+	defer h.Metrics.Flush()
+	var probe struct {
+		Records []json.RawMessage `json:"Records"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		return nil, fmt.Errorf("scheduler: event is not JSON: %w", err)
+	}
+	if probe.Records != nil {
+		var ev events.SQSEvent
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return nil, fmt.Errorf("scheduler: decode SQS event: %w", err)
+		}
+		inv.Batch(ev)
+		resp, err := h.Batch.Process(ctx, ev)
+		if err != nil {
+			return resp, err
+		}
+		// Admitted URLs are due now: release them without waiting for
+		// the schedule. A failure here loses nothing (the schedule
+		// releases them later), so the batch's outcome stands.
+		if _, err := h.release(ctx); err != nil {
+			h.Log.Error("releasing after admission failed; the schedule will", "err", err)
+		}
+		return resp, nil
+	}
+	var se ScheduleEvent
+	if err := json.Unmarshal(raw, &se); err != nil || se.Action != "release" {
+		return nil, fmt.Errorf("scheduler: not an SQS batch nor a schedule event {\"action\":\"release\"}: %s", crawl.Truncate(string(raw), 200))
+	}
+	requeued, err := h.Sched.Requeue(ctx, h.StaleAfter, h.ReleaseLimit)
+	if err != nil {
+		return nil, err
+	}
+	released, err := h.release(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h.Log.Info("schedule run", "released", released, "requeued", requeued)
+	return map[string]int{"released": released, "requeued": requeued}, nil
+}
+
+// release sends due candidates to fetch, in rounds, until none is left,
+// the limit is reached or the invocation is near its deadline.
+func (h *Scheduler) release(ctx context.Context) (int, error) {
+	total := 0
+	for total < h.ReleaseLimit {
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 10*time.Second {
+			break
+		}
+		n, err := h.Sched.Release(ctx, min(100, h.ReleaseLimit-total))
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	h.Metrics.Add("Released", emf.Count, float64(total))
+	return total, nil
+}
+
+// DelayedSender sends messages with a delay.
+type DelayedSender interface {
+	SendDelayed(ctx context.Context, delay time.Duration, bodies ...[]byte) error
+}
+
+// SpreadingSender sends fetch tasks spaced per host: the i-th task for a
+// host in one release waits i delays, so tasks reach the fetcher about
+// when the host's politeness allows them, instead of all at once to be
+// deferred again and again. (SQS caps a message delay at 15 minutes.)
+type SpreadingSender struct {
+	Queue DelayedSender
+	Delay time.Duration
+}
+
+// Send implements the scheduler's Sender.
+func (s SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
+	byDelay := map[time.Duration][][]byte{}
+	perHost := map[string]int{}
+	for _, b := range bodies {
+		var t crawl.FetchTask
+		host := ""
+		if json.Unmarshal(b, &t) == nil {
+			if u, err := url.Parse(t.URL); err == nil {
+				host = u.Host
+			}
+		}
+		d := min(time.Duration(perHost[host])*s.Delay, 15*time.Minute)
+		perHost[host]++
+		byDelay[d] = append(byDelay[d], b)
+	}
+	for d, bs := range byDelay {
+		if err := s.Queue.SendDelayed(ctx, d, bs...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,102 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
+	"github.com/serverless-crawler/crawler/shared/aws/emf"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/stage/fetch"
+)
+
+// Task adapts a stage's typed Handle to a message handler: a body that
+// is not the task's JSON is bad input (dead-lettered with the reason).
+func Task[T any](h func(context.Context, T) error) func(context.Context, []byte) error {
+	return func(ctx context.Context, b []byte) error {
+		var t T
+		if err := json.Unmarshal(b, &t); err != nil {
+			return crawl.E("decode message", crawl.KindInvalid, err)
+		}
+		return h(ctx, t)
+	}
+}
+
+// Queue is an SQS-triggered function over one stage.
+type Queue struct {
+	Batch   sqsbatch.Processor
+	Metrics *emf.Recorder
+	// Usage, if set, writes what each invocation asked of AWS.
+	Usage *awsmeter.Reporter
+}
+
+// Handle processes one SQS batch.
+func (h *Queue) Handle(ctx context.Context, ev events.SQSEvent) (resp events.SQSEventResponse, err error) {
+	inv := h.Usage.Start(ctx)
+	inv.Batch(ev)
+	defer func() { inv.End(len(resp.BatchItemFailures), err) }()
+	defer h.Metrics.Flush()
+	return h.Batch.Process(ctx, ev)
+}
+
+// NewFetcher returns the fetcher function's handler: fetch tasks,
+// several at once, each host spaced by the gate shared across
+// invocations; a task whose host is busy elsewhere is sent again with a
+// delay. Pages by outcome, bytes and fetch latency go out as metrics.
+func NewFetcher(stage *fetch.Fetcher, batch sqsbatch.Processor, metrics *emf.Recorder) *Queue {
+	stage.OnCrawl = func(cr crawl.Crawl) { RecordCrawlMetrics(metrics, cr) }
+	batch.Handle = Task(stage.Handle)
+	batch.Deferred = Busy
+	return &Queue{Batch: batch, Metrics: metrics}
+}
+
+// Busy reports whether err is the politeness gate deferring a fetch, and
+// for how long.
+func Busy(err error) (time.Duration, bool) {
+	var b *dynamo.BusyError
+	if errors.As(err, &b) {
+		return max(b.RetryAfter, time.Second), true
+	}
+	return 0, false
+}
+
+// RecordCrawlMetrics adds a recorded crawl to the metrics: pages by
+// outcome, body bytes, and each request's latency.
+func RecordCrawlMetrics(m *emf.Recorder, cr crawl.Crawl) {
+	m.Add("Pages", emf.Count, 1, "Outcome", cr.Log.ExitCode.String())
+	if cr.File != nil && cr.File.FileSize != nil {
+		m.Add("Bytes", emf.Bytes, float64(*cr.File.FileSize))
+	}
+	for _, r := range cr.Requests {
+		if r.DurationMS != nil {
+			m.Add("FetchLatency", emf.Milliseconds, float64(*r.DurationMS))
+		}
+	}
+}
+
+// NewStage returns the handler of a function over a stage that needs no
+// more than decoding its task (parser, summarizer).
+func NewStage[T any](handle func(context.Context, T) error, batch sqsbatch.Processor, metrics *emf.Recorder) *Queue {
+	batch.Handle = Task(handle)
+	batch.OnOutcome = func(o string) { metrics.Add("Messages", emf.Count, 1, "Outcome", o) }
+	return &Queue{Batch: batch, Metrics: metrics}
+}
+
+// Visibility adapts an SQS queue to sqsbatch.Visibility.
+type Visibility struct {
+	Queue interface {
+		ChangeVisibility(ctx context.Context, m sqsq.Message, d time.Duration) error
+	}
+}
+
+// ChangeVisibility implements sqsbatch.Visibility.
+func (v Visibility) ChangeVisibility(ctx context.Context, receiptHandle string, d time.Duration) error {
+	return v.Queue.ChangeVisibility(ctx, sqsq.Message{ReceiptHandle: receiptHandle}, d)
+}

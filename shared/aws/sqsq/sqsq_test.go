@@ -1,0 +1,171 @@
+package sqsq
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/google/uuid"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/testkit/contract"
+)
+
+// testClient returns a client for the AWS emulator at CRAWLER_TEST_AWS
+// (infra/ministack.sh); the tests are skipped, saying so, when none is
+// configured.
+func testClient(t testing.TB) *sqs.Client {
+	t.Helper()
+	ep := os.Getenv("CRAWLER_TEST_AWS")
+	if ep == "" {
+		t.Skip("CRAWLER_TEST_AWS is not set: start an emulator (infra/ministack.sh start) and set it to its endpoint, e.g. http://127.0.0.1:4566")
+	}
+	return sqs.New(sqs.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(ep),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+	})
+}
+
+// testQueue creates a fresh queue with the given attributes for one test
+// and deletes it after.
+func testQueue(t testing.TB, attrs map[string]string) *Queue {
+	t.Helper()
+	api := testClient(t)
+	name := "t" + strings.ReplaceAll(uuid.NewString()[:13], "-", "")
+	out, err := api.CreateQueue(context.Background(), &sqs.CreateQueueInput{QueueName: aws.String(name), Attributes: attrs})
+	if err != nil {
+		t.Fatalf("create queue %s: %v", name, err)
+	}
+	t.Cleanup(func() {
+		api.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: out.QueueUrl})
+	})
+	q := New(api, aws.ToString(out.QueueUrl))
+	t.Cleanup(func() { t.Logf("%s: %s", name, q.Counts()) })
+	return q
+}
+
+// receiveAll receives until want messages arrived or the deadline passed,
+// failing on a message received twice.
+func receiveAll(t *testing.T, q *Queue, want int, within time.Duration) []Message {
+	t.Helper()
+	ctx := context.Background()
+	var got []Message
+	seen := map[string]bool{}
+	for end := time.Now().Add(within); len(got) < want && time.Now().Before(end); {
+		msgs, err := q.Receive(ctx, MaxBatch, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range msgs {
+			if seen[m.ID] {
+				t.Fatalf("message %s received twice (count %d)", m.ID, m.ReceiveCount)
+			}
+			seen[m.ID] = true
+			got = append(got, m)
+		}
+	}
+	return got
+}
+
+func TestSendRefusesWithoutSending(t *testing.T) {
+	over := bytes.Repeat([]byte{'x'}, MaxPayload+1)
+	for _, tc := range []struct {
+		name   string
+		bodies [][]byte
+		says   string
+	}{
+		{"body over 256 KiB", [][]byte{[]byte("ok"), over}, "body of 262145 bytes is over the 262144-byte limit"},
+		{"empty body", [][]byte{[]byte("ok"), {}}, "empty body"},
+		{"NUL character", [][]byte{[]byte("a\x00b")}, "U+0000 at byte 1"},
+		{"invalid UTF-8", [][]byte{[]byte("ab\xffc")}, "not UTF-8 at byte 2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			q := testQueue(t, nil)
+			err := q.Send(ctx, tc.bodies...)
+			if crawl.KindOf(err) != crawl.KindInvalid || !strings.Contains(fmt.Sprint(err), tc.says) {
+				t.Fatalf("Send: %v (kind %d), want KindInvalid saying %q", err, crawl.KindOf(err), tc.says)
+			}
+			if n := q.Counts().Sends.Load(); n != 0 {
+				t.Errorf("%d send calls, want none", n)
+			}
+			if msgs, err := q.Receive(ctx, MaxBatch, time.Second); err != nil || len(msgs) != 0 {
+				t.Errorf("receive: %d messages, %v; want none", len(msgs), err)
+			}
+		})
+	}
+}
+
+func TestSendWithAttributes(t *testing.T) {
+	ctx := context.Background()
+	q := testQueue(t, nil)
+	attrs := map[string]string{"reason": "parse: invalid UTF-8 — gave up", "source_queue": "crawler-fetch"}
+	if err := q.SendWithAttributes(ctx, []byte(`{"url":"http://example.com/"}`), attrs); err != nil {
+		t.Fatal(err)
+	}
+	got := receiveAll(t, q, 1, 5*time.Second)
+	if len(got) != 1 {
+		t.Fatalf("received %d messages, want 1", len(got))
+	}
+	if string(got[0].Body) != `{"url":"http://example.com/"}` {
+		t.Errorf("body %q", got[0].Body)
+	}
+	if fmt.Sprint(got[0].Attributes) != fmt.Sprint(attrs) {
+		t.Errorf("attributes %v, want %v", got[0].Attributes, attrs)
+	}
+	err := q.SendWithAttributes(ctx, []byte("x"), map[string]string{"reason": ""})
+	if crawl.KindOf(err) != crawl.KindInvalid {
+		t.Errorf("empty attribute value: %v, want KindInvalid", err)
+	}
+}
+
+func TestDeleteStaleReceipt(t *testing.T) {
+	ctx := context.Background()
+	q := testQueue(t, nil)
+	err := q.Delete(ctx, Message{ID: "gone", ReceiptHandle: "not-a-receipt-handle"})
+	if err == nil || !strings.Contains(err.Error(), "1 of 1 messages not deleted") {
+		t.Fatalf("Delete with a bad receipt handle: %v, want it reported", err)
+	}
+	t.Log(err)
+}
+
+func TestDepth(t *testing.T) {
+	ctx := context.Background()
+	q := testQueue(t, nil)
+	if err := q.Send(ctx, contract.Bodies(3, 10)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SendDelayed(ctx, time.Minute, []byte("later")); err != nil {
+		t.Fatal(err)
+	}
+	if got := receiveAll(t, q, 1, 5*time.Second); len(got) == 0 {
+		t.Fatal("nothing received")
+	}
+	// ReceiveMessage may return fewer than asked; what it did not return
+	// stays visible.
+	visible, inFlight, delayed, err := q.Depth(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if visible+inFlight != 3 || inFlight < 1 || delayed != 1 {
+		t.Errorf("depth: %d visible, %d in flight, %d delayed; want 3 visible or in flight (>= 1 in flight), 1 delayed", visible, inFlight, delayed)
+	}
+}
+
+func TestNoQueue(t *testing.T) {
+	api := testClient(t)
+	q := New(api, os.Getenv("CRAWLER_TEST_AWS")+"/000000000000/no-such-queue-"+uuid.NewString()[:8])
+	err := q.Send(context.Background(), []byte("x"))
+	if err == nil || !strings.Contains(err.Error(), "1 of 1 messages not sent") {
+		t.Fatalf("send to a missing queue: %v, want it reported", err)
+	}
+	t.Log(err)
+}

@@ -1,0 +1,369 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/politeness"
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+	"github.com/serverless-crawler/crawler/shared/stage/fetch"
+	"github.com/serverless-crawler/crawler/shared/stage/parse"
+	"github.com/serverless-crawler/crawler/shared/stage/schedule"
+	"github.com/serverless-crawler/crawler/shared/stage/summarize"
+)
+
+// Config is one crawl run.
+type Config struct {
+	Seeds       []string
+	Concurrency int  // fetch workers
+	MaxPages    int  // fetches released in this run (0: no limit)
+	Recrawl     bool // every known URL is due now (seed 004 reenqueued)
+	Fetch       fetch.Config
+	Policy      schedule.Policy
+	Parse       parse.Config
+	Summarize   summarize.Config
+	Client      *http.Client
+	Log         *slog.Logger
+	// Progress, if set, is called a few times a second while the crawl runs.
+	Progress func(Progress)
+}
+
+// Progress is a snapshot of a running crawl.
+type Progress struct {
+	Crawled int64 // crawls recorded in this run
+	Bytes   int64 // body bytes stored in this run
+	Pending int   // messages in the queues
+	Elapsed time.Duration
+}
+
+// Result is what a finished run did.
+type Result struct {
+	AgentUUID   string
+	Crawled     int64
+	Bytes       int64
+	Elapsed     time.Duration
+	Outcomes    map[crawl.ExitCode]int // crawls of this run by outcome
+	Filtered    map[crawl.ExitCode]int // candidates ruled out, all runs
+	DeadLetters int                    // messages that could not be handled
+	StillDue    bool                   // candidates left due, now or later: a next run has work
+}
+
+const maxReceives = 5
+
+// Run crawls until nothing is due, or ctx is done.
+func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
+	start := time.Now()
+	log := cfg.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = 1
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{}
+	}
+	host, _ := os.Hostname()
+	agent := crawl.Agent{TimeStarted: start.Unix(), UUID: uuid.NewString(), Name: "crawler@" + host, HTTPUserAgent: &cfg.Fetch.UserAgent}
+	if err := d.DB.RegisterAgent(ctx, agent); err != nil {
+		return Result{}, err
+	}
+	cfg.Fetch.AgentUUID = agent.UUID
+	res := Result{AgentUUID: agent.UUID}
+
+	r := &runner{d: d, log: log, wake: map[string]chan struct{}{}, lease: 10 * time.Minute}
+	for _, q := range allQueues {
+		r.wake[q] = make(chan struct{}, 1)
+	}
+	sched := schedule.New(d.DB, r.sender(QueueFetch), cfg.Policy, log)
+	fetcher := fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: r.sender(QueueEnqueue), Parse: r.sender(QueueParse),
+		Summarize: r.sender(QueueSummarize)}, cfg.Client, politeness.NewGate(), cfg.Fetch, log)
+	var crawled, bytes atomic.Int64
+	fetcher.OnCrawl = func(cr crawl.Crawl) {
+		crawled.Add(1)
+		if cr.File != nil && cr.File.FileSize != nil {
+			bytes.Add(*cr.File.FileSize)
+		}
+	}
+	parser := parse.New(d.Blobs, d.DB, r.sender(QueueEnqueue), r.sender(QueueSummarize), cfg.Parse, log)
+	summarizer := summarize.New(d.DB, d.Blobs, cfg.Summarize, log)
+
+	// Resume: leases held by a killed process are void; candidates it
+	// released are released again as new crawls (their old fetch
+	// messages are then dropped as stale, so nothing is fetched twice).
+	if err := d.DB.ReleaseLeases(ctx, allQueues...); err != nil {
+		return res, err
+	}
+	// One pass over all of them: a paged loop would pick up the ones it
+	// just re-released (queued in this same second) again and again. They
+	// are few: at most the fetch budget and the crawls in flight.
+	if _, err := sched.Requeue(ctx, 0, math.MaxInt32); err != nil {
+		return res, err
+	}
+	if cfg.Recrawl {
+		if _, err := d.DB.MarkAllDue(ctx, start.Unix(), crawl.CrawlReenqueued); err != nil {
+			return res, err
+		}
+	}
+	var seeds [][]byte
+	for _, s := range cfg.Seeds {
+		ev := crawl.EnqueueEvent{Version: crawl.EnqueueVersion, URL: s, Seed: true}
+		if cfg.Recrawl {
+			ev.EnqueueType = crawl.EnqueueReenqueued
+		}
+		b, _ := json.Marshal(ev)
+		seeds = append(seeds, b)
+	}
+	if err := r.sender(QueueEnqueue).Send(ctx, seeds...); err != nil {
+		return res, err
+	}
+
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	spawn := func(q string, n, batch int, h func(context.Context, []byte) error) {
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); r.work(wctx, q, batch, h) }()
+		}
+	}
+	spawn(QueueEnqueue, 1, 64, func(ctx context.Context, b []byte) error {
+		ev, err := crawl.ParseEnqueueEvent(b)
+		if err != nil {
+			return err
+		}
+		_, err = sched.Admit(ctx, ev)
+		return err
+	})
+	spawn(QueueFetch, cfg.Concurrency, 1, handler(fetcher.Handle))
+	spawn(QueueParse, 2, 4, handler(parser.Handle))
+	spawn(QueueSummarize, 1, 16, handler(summarizer.Handle))
+
+	released := 0
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	lastProgress := time.Time{}
+	var runErr error
+loop:
+	for {
+		select {
+		case <-ctx.Done():
+			runErr = ctx.Err()
+			break loop
+		case <-tick.C:
+		}
+		fetchPending, err := d.DB.Pending(ctx, QueueFetch)
+		if err != nil {
+			runErr = err
+			break
+		}
+		budget := 2*cfg.Concurrency - fetchPending
+		if cfg.MaxPages > 0 {
+			budget = min(budget, cfg.MaxPages-released)
+		}
+		if budget > 0 {
+			n, err := sched.Release(ctx, budget)
+			if err != nil {
+				runErr = err
+				break
+			}
+			released += n
+			if n > 0 {
+				r.notify(QueueFetch)
+			}
+		}
+		pending, err := d.DB.Pending(ctx, allQueues...)
+		if err != nil {
+			runErr = err
+			break
+		}
+		if cfg.Progress != nil && time.Since(lastProgress) >= 200*time.Millisecond {
+			lastProgress = time.Now()
+			cfg.Progress(Progress{Crawled: crawled.Load(), Bytes: bytes.Load(), Pending: pending, Elapsed: time.Since(start)})
+		}
+		if pending > 0 {
+			continue
+		}
+		due, err := d.DB.DueCandidates(ctx, time.Now().Unix(), 1)
+		if err != nil {
+			runErr = err
+			break
+		}
+		if len(due) == 0 || cfg.MaxPages > 0 && released >= cfg.MaxPages {
+			// Candidates due later (robots.txt unavailable for a while,
+			// or --max-pages reached) wait for the next run.
+			_, res.StillDue, err = d.DB.NextDue(ctx)
+			if err != nil {
+				runErr = err
+			}
+			break
+		}
+	}
+	stop()
+	wg.Wait()
+
+	// A cancelled run still reports what it did.
+	bg := context.WithoutCancel(ctx)
+	res.Crawled, res.Bytes, res.Elapsed = crawled.Load(), bytes.Load(), time.Since(start)
+	if err := d.DB.FinishAgent(bg, agent.UUID, time.Now().Unix()); err != nil && runErr == nil {
+		runErr = err
+	}
+	var err error
+	if res.Outcomes, err = d.DB.OutcomeCounts(bg, agent.UUID); err != nil && runErr == nil {
+		runErr = err
+	}
+	if res.Filtered, err = d.DB.FilteredCounts(bg); err != nil && runErr == nil {
+		runErr = err
+	}
+	for _, q := range allQueues {
+		dl, err := d.DB.DeadLetters(bg, q)
+		if err != nil && runErr == nil {
+			runErr = err
+		}
+		res.DeadLetters += len(dl)
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(Progress{Crawled: res.Crawled, Bytes: res.Bytes, Elapsed: res.Elapsed})
+	}
+	return res, runErr
+}
+
+// handler adapts a stage's typed Handle to a message handler.
+func handler[T any](h func(context.Context, T) error) func(context.Context, []byte) error {
+	return func(ctx context.Context, b []byte) error {
+		var t T
+		if err := json.Unmarshal(b, &t); err != nil {
+			return crawl.E("decode message", crawl.KindInvalid, err)
+		}
+		return h(ctx, t)
+	}
+}
+
+type runner struct {
+	d     *DataDir
+	log   *slog.Logger
+	wake  map[string]chan struct{}
+	lease time.Duration // how long a received message stays hidden; extended while it is handled
+}
+
+func (r *runner) notify(q string) {
+	select {
+	case r.wake[q] <- struct{}{}:
+	default:
+	}
+}
+
+type queueSender struct {
+	r *runner
+	q string
+}
+
+func (s queueSender) Send(ctx context.Context, bodies ...[]byte) error {
+	if err := s.r.d.DB.Send(ctx, s.q, bodies...); err != nil {
+		return err
+	}
+	s.r.notify(s.q)
+	return nil
+}
+
+func (r *runner) sender(q string) queueSender { return queueSender{r: r, q: q} }
+
+// work takes messages from a queue until ctx is done: a handled message
+// is deleted; a transient failure is retried with backoff and, after
+// maxReceives tries, dead-lettered with its reason, as is a message that
+// can never be handled.
+func (r *runner) work(ctx context.Context, q string, batch int, h func(context.Context, []byte) error) {
+	for ctx.Err() == nil {
+		msgs, err := r.d.DB.Receive(ctx, q, batch, r.lease)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.log.Error("receive failed", "queue", q, "err", err)
+				sleep(ctx, time.Second)
+			}
+			continue
+		}
+		if len(msgs) == 0 {
+			select {
+			case <-ctx.Done():
+			case <-r.wake[q]:
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		for _, m := range msgs {
+			err := r.handle(ctx, q, m, h)
+			if ctx.Err() != nil {
+				return // shutting down: the leased messages wait for the next run
+			}
+			r.settle(ctx, q, m, err)
+		}
+	}
+}
+
+// handle runs h on one message, extending the message's lease every
+// half lease until h returns: a handler waiting its turn at a slow host
+// must not see its message handed to a second worker.
+func (r *runner) handle(ctx context.Context, q string, m sqlite.Message, h func(context.Context, []byte) error) error {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(r.lease / 2)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if err := r.d.DB.Retry(ctx, q, m.ID, r.lease); err != nil && ctx.Err() == nil {
+					r.log.Error("extending a message lease failed", "queue", q, "err", err)
+				}
+			}
+		}
+	}()
+	err := h(ctx, m.Body)
+	close(done)
+	wg.Wait()
+	return err
+}
+
+func (r *runner) settle(ctx context.Context, q string, m sqlite.Message, err error) {
+	var serr error
+	switch {
+	case err == nil:
+		serr = r.d.DB.Delete(ctx, q, m.ID)
+	case !crawl.IsTransient(err):
+		r.log.Warn("message cannot be handled; moved to dead-letter queue", "queue", q, "err", err, "body", string(m.Body))
+		serr = r.d.DB.DeadLetter(ctx, q, m.ID, err.Error())
+	case m.ReceiveCount >= maxReceives:
+		r.log.Error("message failed too often; moved to dead-letter queue", "queue", q, "tries", m.ReceiveCount, "err", err)
+		serr = r.d.DB.DeadLetter(ctx, q, m.ID, fmt.Sprintf("failed %d times, last: %v", m.ReceiveCount, err))
+	default:
+		delay := time.Duration(1<<min(m.ReceiveCount, 6)) * 100 * time.Millisecond
+		r.log.Warn("message failed; will retry", "queue", q, "try", m.ReceiveCount, "retry_in", delay, "err", err)
+		serr = r.d.DB.Retry(ctx, q, m.ID, delay)
+	}
+	if serr != nil && !errors.Is(serr, context.Canceled) {
+		r.log.Error("settling message failed", "queue", q, "err", serr)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

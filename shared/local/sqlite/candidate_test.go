@@ -1,0 +1,210 @@
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+)
+
+// openDB opens a fresh database file in a temporary directory.
+func openDB(t *testing.T) *sqlite.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "crawl.db"))
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// count runs a count(*) style query and returns its single integer.
+func count(t *testing.T, db *sqlite.DB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.SQL().QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestOpenPath(t *testing.T) {
+	ctx := context.Background()
+	// A data directory may have any name; none of these is special to
+	// the file system, but some are to a file: URI.
+	for _, name := range []string{"plain", "with space", "a#b", "a?b", "a%41b", "100%", "a&b=c"} {
+		t.Run(name, func(t *testing.T) {
+			parent := t.TempDir()
+			dir := filepath.Join(parent, name)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "crawl.db")
+			db, err := sqlite.Open(ctx, path)
+			if err != nil {
+				t.Fatalf("Open(%q): %v", path, err)
+			}
+			var mode string
+			var fk int
+			if err := db.SQL().QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.SQL().QueryRowContext(ctx, `PRAGMA foreign_keys`).Scan(&fk); err != nil {
+				t.Fatal(err)
+			}
+			if mode != "wal" || fk != 1 {
+				t.Errorf("journal_mode %q foreign_keys %d, want wal and 1", mode, fk)
+			}
+			if err := db.AddScopeHost(ctx, "example.com"); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if _, err := os.Stat(path); err != nil {
+				t.Errorf("database not at %s: %v", path, err)
+			}
+			if ents, _ := os.ReadDir(parent); len(ents) != 1 {
+				var names []string
+				for _, e := range ents {
+					names = append(names, e.Name())
+				}
+				t.Errorf("files beside the data directory: %q, want only %q", names, name)
+			}
+			db, err = sqlite.Open(ctx, path)
+			if err != nil {
+				t.Fatalf("reopen: %v", err)
+			}
+			defer db.Close()
+			if in, err := db.InScope(ctx, "example.com"); err != nil || !in {
+				t.Errorf("reopened database lost its data: %v, %v", in, err)
+			}
+		})
+	}
+}
+
+// putNew inserts c as a new candidate and returns it as stored.
+func putNew(t *testing.T, db *sqlite.DB, c crawl.Candidate) crawl.Candidate {
+	t.Helper()
+	ctx := context.Background()
+	c.Version = 0
+	if err := db.PutCandidate(ctx, c); err != nil {
+		t.Fatalf("put candidate %s: %v", c.URL, err)
+	}
+	got, err := db.GetCandidate(ctx, c.URL)
+	if err != nil {
+		t.Fatalf("get candidate %s: %v", c.URL, err)
+	}
+	return got
+}
+
+func mustGet(t *testing.T, db *sqlite.DB, u string) crawl.Candidate {
+	t.Helper()
+	c, err := db.GetCandidate(context.Background(), u)
+	if err != nil {
+		t.Fatalf("get candidate %s: %v", u, err)
+	}
+	return c
+}
+
+func dueCandidate(u string, priority int, due int64) crawl.Candidate {
+	return crawl.Candidate{URL: u, Host: "example.com", State: crawl.StateDue, Priority: priority, DueAt: due,
+		CrawlType: crawl.CrawlFirst, DiscoveredAt: 1}
+}
+
+// TestURLRowIsNoCandidate: a url row (which a crawl, a link or a lost
+// conditional write's rollback may leave) is not a candidate.
+func TestURLRowIsNoCandidate(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	if _, err := db.SQL().ExecContext(ctx, `INSERT INTO url(url) VALUES('http://example.com/only-url')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.GetCandidate(ctx, "http://example.com/only-url"); !errors.Is(err, crawl.ErrNotFound) {
+		t.Fatalf("GetCandidate = %v, want ErrNotFound", err)
+	}
+	if _, err := db.Status(ctx, "http://example.com/only-url"); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("Status = %v, want ErrNotFound", err)
+	}
+}
+
+func urlsOf(cs []crawl.Candidate) []string {
+	out := []string{}
+	for _, c := range cs {
+		out = append(out, c.URL)
+	}
+	return out
+}
+
+func TestMarkAllDue(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	const now = 5000
+	cands := []crawl.Candidate{
+		{URL: "http://example.com/crawled", Host: "example.com", State: crawl.StateCrawled, DueAt: 10, CrawlType: crawl.CrawlFirst,
+			LastCrawlTime: ptr(int64(100)), LastCrawlExitCode: ptr(crawl.ExitComplete)},
+		{URL: "http://example.com/due-later", Host: "example.com", State: crawl.StateDue, DueAt: 9000, CrawlType: crawl.CrawlRecrawl,
+			LastCrawlTime: ptr(int64(100)), LastCrawlExitCode: ptr(crawl.ExitComplete)},
+		{URL: "http://example.com/never-crawled", Host: "example.com", State: crawl.StateDue, DueAt: 4000, CrawlType: crawl.CrawlFirst},
+		{URL: "http://example.com/never-crawled-forced", Host: "example.com", State: crawl.StateDue, DueAt: 4000, CrawlType: crawl.CrawlForced},
+		{URL: "http://example.com/queued", Host: "example.com", State: crawl.StateQueued, DueAt: 10, QueuedAt: 20, CrawlUUID: "u1", CrawlType: crawl.CrawlFirst},
+		{URL: "http://example.com/filtered", Host: "example.com", State: crawl.StateFiltered, CrawlType: crawl.CrawlFirst, LastCrawlExitCode: ptr(crawl.ExitOutOfScope)},
+	}
+	before := map[string]crawl.Candidate{}
+	for _, c := range cands {
+		before[c.URL] = putNew(t, db, c)
+	}
+	n, err := db.MarkAllDue(ctx, now, crawl.CrawlReenqueued)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 4 {
+		t.Errorf("MarkAllDue = %d, want 4 (crawled and due)", n)
+	}
+	tests := []struct {
+		url     string
+		changed bool
+		typ     crawl.CrawlType // the crawl type after
+	}{
+		{"http://example.com/crawled", true, crawl.CrawlReenqueued},
+		{"http://example.com/due-later", true, crawl.CrawlReenqueued},
+		{"http://example.com/never-crawled", true, crawl.CrawlFirst},
+		{"http://example.com/never-crawled-forced", true, crawl.CrawlForced},
+		{"http://example.com/queued", false, crawl.CrawlFirst},
+		{"http://example.com/filtered", false, crawl.CrawlFirst},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			got := mustGet(t, db, tt.url)
+			if !tt.changed {
+				if !reflect.DeepEqual(got, before[tt.url]) {
+					t.Errorf("changed:\nbefore %+v\nafter  %+v", before[tt.url], got)
+				}
+				return
+			}
+			want := before[tt.url]
+			want.State, want.DueAt, want.CrawlType, want.Version = crawl.StateDue, now, tt.typ, want.Version+1
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("after MarkAllDue:\ngot  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+	due, err := db.DueCandidates(ctx, now, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := urlsOf(due); len(g) != 4 {
+		t.Errorf("due after MarkAllDue: %v", g)
+	}
+	// A writer holding the version read before MarkAllDue loses.
+	stale := before["http://example.com/crawled"]
+	stale.Priority = 3
+	if err := db.PutCandidate(ctx, stale); !errors.Is(err, crawl.ErrConflict) {
+		t.Errorf("write with the version read before MarkAllDue: %v, want ErrConflict", err)
+	}
+}

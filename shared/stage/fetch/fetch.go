@@ -1,0 +1,262 @@
+// Package fetch is the fetch stage: it crawls one released candidate,
+// records the crawl (crawl_log, request, file, file_text, redirect),
+// stores the raw body, and hands the result on: HTML to the parse queue,
+// everything else to the summarize queue, redirect targets to the
+// enqueue queue.
+package fetch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/robots"
+	"github.com/serverless-crawler/crawler/shared/web/textenc"
+)
+
+// Store is what the fetch stage needs of the metadata store.
+type Store interface {
+	GetCandidate(ctx context.Context, url string) (crawl.Candidate, error)
+	RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error)
+	GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error)
+}
+
+// Blobs stores raw bodies.
+type Blobs interface {
+	Put(ctx context.Context, key string, data []byte) error
+}
+
+// Sender sends messages to one queue.
+type Sender interface {
+	Send(ctx context.Context, bodies ...[]byte) error
+}
+
+// Politeness spaces requests per host (see package politeness): Wait
+// takes the host's one in-flight slot once the delay has passed since
+// the last request to it finished; done gives the slot back.
+type Politeness interface {
+	Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error)
+}
+
+// RobotsFile is a robots.txt response kept for other processes.
+type RobotsFile struct {
+	Status    int
+	Body      []byte
+	FetchedAt time.Time
+}
+
+// RobotsStore shares fetched robots.txt files between processes (the
+// Lambda home, where each execution environment has its own memory), so
+// that robots.txt is fetched once per origin and TTL, not once per
+// environment. Get returns crawl.ErrNotFound when there is none.
+type RobotsStore interface {
+	GetRobots(ctx context.Context, origin string) (RobotsFile, error)
+	PutRobots(ctx context.Context, origin string, f RobotsFile) error
+}
+
+// Config is the fetch stage's settings.
+type Config struct {
+	AgentUUID       string
+	UserAgent       string
+	Delay           time.Duration // least time between two request starts to a host
+	Timeout         time.Duration // per request: connect, headers and body
+	MaxResourceSize int64         // bodies over this are cut off (ExitTooLarge)
+	RecrawlPeriod   time.Duration // 0: crawled URLs are not due again by themselves
+	MaxRedirects    int           // redirect hops followed from one URL
+	MaxRetries      int           // further attempts after a 429, 503 or transient network error
+	RetryBase       time.Duration // first backoff; doubled per attempt, plus jitter
+	MaxRetryAfter   time.Duration // longest Retry-After waited for within one crawl
+	MaxCrawlDelay   time.Duration // robots.txt Crawl-delay is honoured up to this
+	RobotsTTL       time.Duration // how long robots.txt rules are kept
+	RobotsErrorTTL  time.Duration // how long an unavailable robots.txt disallows its host
+}
+
+// DefaultConfig returns the defaults named in the docs.
+func DefaultConfig() Config {
+	return Config{
+		UserAgent:       DefaultUserAgent,
+		Delay:           time.Second,
+		Timeout:         30 * time.Second,
+		MaxResourceSize: 10 << 20,
+		MaxRedirects:    10,
+		MaxRetries:      2,
+		RetryBase:       500 * time.Millisecond,
+		MaxRetryAfter:   30 * time.Second,
+		MaxCrawlDelay:   60 * time.Second,
+		RobotsTTL:       24 * time.Hour,
+		RobotsErrorTTL:  10 * time.Minute,
+	}
+}
+
+// DefaultUserAgent names the crawler and where to read about it.
+const DefaultUserAgent = "serverless-crawler/0.1 (+https://github.com/serverless-crawler/crawler)"
+
+// Queues are where the fetch stage sends its results.
+type Queues struct {
+	Enqueue, Parse, Summarize Sender
+}
+
+// Fetcher is the fetch stage.
+type Fetcher struct {
+	store        Store
+	blobs        Blobs
+	q            Queues
+	client       *http.Client
+	robotsClient *http.Client
+	robots       *robots.Cache
+	polite       Politeness
+	cfg          Config
+	log          *slog.Logger
+	now          func() time.Time
+	// OnCrawl, if set, is called with every crawl newly recorded.
+	OnCrawl func(crawl.Crawl)
+	// SharedRobots, if set, is read before robots.txt is fetched and
+	// written after.
+	SharedRobots RobotsStore
+}
+
+// New returns a fetch stage. Pages are fetched without following
+// redirects (the stage records each hop as a crawl of its own); robots.txt
+// follows up to five (RFC 9309). Both use client's transport.
+func New(store Store, blobs Blobs, q Queues, client *http.Client, polite Politeness, cfg Config, log *slog.Logger) *Fetcher {
+	c := *client
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	rc := *client
+	rc.CheckRedirect = func(_ *http.Request, via []*http.Request) error {
+		if len(via) > 5 {
+			return fmt.Errorf("robots.txt: more than 5 redirects")
+		}
+		return nil
+	}
+	return &Fetcher{store: store, blobs: blobs, q: q, client: &c, robotsClient: &rc, robots: robots.NewCache(),
+		polite: polite, cfg: cfg, log: log, now: time.Now}
+}
+
+// Handle crawls the candidate of a fetch task. Handling the same task
+// twice fetches once: a recorded crawl is only handed on again.
+func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
+	if t.URL == "" || t.CrawlUUID == "" {
+		return crawl.E("fetch", crawl.KindInvalid, fmt.Errorf("fetch task needs url and crawl_uuid"))
+	}
+	if cr, err := f.store.GetCrawl(ctx, t.CrawlUUID); err == nil {
+		return f.forward(ctx, t, cr)
+	} else if !errors.Is(err, crawl.ErrNotFound) {
+		return fmt.Errorf("fetch %s: %w", t.URL, err)
+	}
+	c, err := f.store.GetCandidate(ctx, t.URL)
+	if err != nil {
+		return fmt.Errorf("fetch %s: %w", t.URL, err)
+	}
+	if c.State != crawl.StateQueued || c.CrawlUUID != t.CrawlUUID {
+		f.log.Debug("dropping stale fetch task", "url", t.URL, "crawl_uuid", t.CrawlUUID, "current", c.CrawlUUID)
+		return nil
+	}
+	out, err := f.crawl(ctx, c, t)
+	if err != nil {
+		return crawl.E("fetch "+t.URL, crawl.KindTransient, err)
+	}
+	cr := out.cr
+	for attempt := 0; ; attempt++ {
+		next := f.afterCrawl(c, out)
+		fresh, err := f.store.RecordCrawl(ctx, cr, &next)
+		if errors.Is(err, crawl.ErrConflict) && attempt < 4 {
+			if c, err = f.store.GetCandidate(ctx, t.URL); err != nil {
+				return fmt.Errorf("fetch %s: re-read candidate: %w", t.URL, err)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if fresh && f.OnCrawl != nil {
+			f.OnCrawl(cr)
+		}
+		break
+	}
+	return f.forward(ctx, t, cr)
+}
+
+// afterCrawl returns the candidate as the crawl leaves it.
+func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome) crawl.Candidate {
+	cr := out.cr
+	code := cr.Log.ExitCode
+	at := cr.Log.TimeStarted
+	c.LastCrawlTime, c.LastCrawlExitCode = &at, &code
+	if code.Contentful() {
+		c.LastContentfulCrawlTime = &at
+		c.LastContentfulETag, c.LastContentfulModified = nil, nil
+		if n := len(cr.Requests); n > 0 {
+			c.LastContentfulETag = cr.Requests[n-1].HTTPETag
+			c.LastContentfulModified = cr.Requests[n-1].ServerLastModified
+		}
+	}
+	c.State = crawl.StateCrawled
+	switch {
+	case !out.retryAt.IsZero():
+		// robots.txt was unavailable: try again when its verdict expires.
+		c.State, c.DueAt = crawl.StateDue, out.retryAt.Unix()
+	case f.cfg.RecrawlPeriod > 0:
+		c.State, c.DueAt, c.CrawlType = crawl.StateDue, at+int64(f.cfg.RecrawlPeriod/time.Second), crawl.CrawlRecrawl
+	}
+	return c
+}
+
+// forward hands a recorded crawl on to the next stages.
+func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, cr crawl.Crawl) error {
+	if r := cr.Redirect; r != nil && cr.Log.ExitCode == crawl.ExitRedirect {
+		c, err := f.store.GetCandidate(ctx, t.URL)
+		if err != nil {
+			return fmt.Errorf("forward redirect of %s: %w", t.URL, err)
+		}
+		orig := c.OrigURL
+		if orig == "" {
+			orig = c.URL
+		}
+		ev := crawl.EnqueueEvent{
+			URL: r.ToURL, Hops: t.Hops, MaxDepth: t.MaxDepth, Parent: t.URL, NRedirs: c.NRedirs + 1, OrigURL: orig,
+			RedirectChain: append(append([]string{}, c.RedirectChain...), c.URL),
+		}
+		if t.CrawlType == crawl.CrawlForced || t.CrawlType == crawl.CrawlReenqueued {
+			ev.EnqueueType = crawl.EnqueueReenqueued
+		}
+		if err := send(ctx, f.q.Enqueue, ev); err != nil {
+			return fmt.Errorf("enqueue redirect target of %s: %w", t.URL, err)
+		}
+	}
+	if file := cr.File; file != nil && cr.Log.ExitCode.Contentful() && Parses(file.MIMEType) {
+		pt := crawl.ParseTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Hops: t.Hops, MaxDepth: t.MaxDepth,
+			BodyKey: file.BodyKey, MIMEType: file.MIMEType, ContentType: file.ContentType, ContentLanguage: file.ContentLanguage}
+		pt.NoFollow, pt.NoIndex = RobotsTag(file.RobotsTag, f.cfg.UserAgent)
+		if err := send(ctx, f.q.Parse, pt); err != nil {
+			return fmt.Errorf("send parse task for %s: %w", t.URL, err)
+		}
+		return nil
+	}
+	if err := send(ctx, f.q.Summarize, crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID}); err != nil {
+		return fmt.Errorf("send summarize task for %s: %w", t.URL, err)
+	}
+	return nil
+}
+
+// Parses reports whether the parse stage reads bodies of this MIME
+// type: HTML pages, and XML or gzip files that may be sitemaps.
+func Parses(mimetype string) bool {
+	switch mimetype {
+	case "application/xml", "text/xml", "application/gzip", "application/x-gzip":
+		return true
+	}
+	return textenc.IsHTML(mimetype)
+}
+
+func send(ctx context.Context, s Sender, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.Send(ctx, b)
+}

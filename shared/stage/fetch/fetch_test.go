@@ -1,0 +1,332 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/blobfs"
+	"github.com/serverless-crawler/crawler/shared/local/politeness"
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+	"github.com/serverless-crawler/crawler/shared/web/safedial"
+)
+
+type recorder struct {
+	mu     sync.Mutex
+	bodies [][]byte
+}
+
+func (r *recorder) Send(_ context.Context, b ...[]byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.bodies = append(r.bodies, b...)
+	return nil
+}
+
+type harness struct {
+	db      *sqlite.DB
+	f       *Fetcher
+	enqueue *recorder
+	parse   *recorder
+}
+
+func newHarness(t *testing.T, client *http.Client, mod func(*Config)) *harness {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	blobs, err := blobfs.New(filepath.Join(dir, "blobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.AgentUUID, cfg.UserAgent, cfg.Delay, cfg.Timeout, cfg.RetryBase = "agent-1", "crawler-test/1.0", 0, 2*time.Second, 10*time.Millisecond
+	if mod != nil {
+		mod(&cfg)
+	}
+	if err := db.RegisterAgent(ctx, crawl.Agent{UUID: "agent-1", Name: "test", TimeStarted: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if client == nil {
+		client = &http.Client{}
+	}
+	h := &harness{db: db, enqueue: &recorder{}, parse: &recorder{}}
+	h.f = New(db, blobs, Queues{Enqueue: h.enqueue, Parse: h.parse, Summarize: &recorder{}}, client,
+		politeness.NewGate(), cfg, slog.New(slog.DiscardHandler))
+	return h
+}
+
+// crawl makes u a queued candidate, handles its fetch task, and returns
+// the recorded crawl and the candidate after it.
+func (h *harness) crawl(t *testing.T, u string, mod func(*crawl.Candidate)) (crawl.Crawl, crawl.Candidate) {
+	t.Helper()
+	ctx := context.Background()
+	pu, _ := url.Parse(u)
+	id := fmt.Sprintf("crawl-%d", time.Now().UnixNano())
+	c, err := h.db.GetCandidate(ctx, u)
+	if err != nil {
+		c = crawl.Candidate{URL: u, Host: pu.Host, CrawlType: crawl.CrawlFirst}
+	}
+	c.State, c.CrawlUUID = crawl.StateQueued, id
+	if mod != nil {
+		mod(&c)
+	}
+	if err := h.db.PutCandidate(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.f.Handle(ctx, crawl.FetchTask{URL: u, CrawlUUID: id, CrawlType: c.CrawlType}); err != nil {
+		t.Fatalf("handle %s: %v", u, err)
+	}
+	cr, err := h.db.GetCrawl(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := h.db.GetCandidate(ctx, u)
+	return cr, after
+}
+
+func TestConditionalGet(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Last-Modified", "Mon, 02 Jan 2006 15:04:05 GMT")
+		if r.Header.Get("If-None-Match") == `"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		fmt.Fprint(w, "<p>hello</p>")
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil)
+	cr, c := h.crawl(t, srv.URL+"/page", nil)
+	if cr.Log.ExitCode != crawl.ExitComplete || c.LastContentfulETag == nil || *c.LastContentfulETag != `"v1"` || c.LastContentfulModified == nil {
+		t.Fatalf("first crawl: %v, etag %v, modified %v", cr.Log.ExitCode, c.LastContentfulETag, c.LastContentfulModified)
+	}
+	first := *c.LastContentfulCrawlTime
+	cr, c = h.crawl(t, srv.URL+"/page", nil)
+	if cr.Log.ExitCode != crawl.ExitUnchanged || cr.File != nil {
+		t.Errorf("recrawl: %v with file %v, want unchanged and no new body", cr.Log.ExitCode, cr.File)
+	}
+	if *c.LastContentfulCrawlTime != first || *c.LastContentfulETag != `"v1"` {
+		t.Errorf("a 304 moved the last contentful crawl")
+	}
+	if len(h.parse.bodies) != 1 {
+		t.Errorf("%d parse tasks, want 1 (a 304 has nothing to parse)", len(h.parse.bodies))
+	}
+}
+
+func TestBlockedAddressIsRecorded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the fetcher reached %s", r.URL)
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	d := safedial.New(time.Second) // nothing allowed: "localhost" resolves to loopback
+	h := newHarness(t, &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}, nil)
+	// robots.txt is fetched first and refused by the dialer: the URL is
+	// recorded as blocked-address (not as a robots.txt outage to retry).
+	cr, c := h.crawl(t, "http://localhost:"+port+"/admin", nil)
+	if cr.Log.ExitCode != crawl.ExitBlockedAddress || cr.Log.Message == nil || !strings.Contains(*cr.Log.Message, "refuses") {
+		t.Fatalf("exit %v (%v), want blocked-address saying the address is refused", cr.Log.ExitCode, cr.Log.Message)
+	}
+	if c.State != crawl.StateCrawled {
+		t.Errorf("candidate state %s, want crawled (not due again)", c.State)
+	}
+	// The page request itself is refused the same way.
+	res, err := h.f.get(context.Background(), crawl.Candidate{URL: "http://localhost:" + port + "/admin"})
+	if err != nil || res.code != crawl.ExitBlockedAddress {
+		t.Errorf("page fetch: %v %v, want blocked-address", res.code, err)
+	}
+}
+
+func TestCrawlDelayHonoured(t *testing.T) {
+	var mu sync.Mutex
+	var starts []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.3\n")
+			return
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil) // --delay 0: only Crawl-delay spaces requests
+	h.crawl(t, srv.URL+"/a", nil)
+	h.crawl(t, srv.URL+"/b", nil)
+	if len(starts) != 3 {
+		t.Fatalf("%d requests, want robots.txt and two pages", len(starts))
+	}
+	for i := 1; i < len(starts); i++ {
+		if gap := starts[i].Sub(starts[i-1]); gap < 290*time.Millisecond {
+			t.Errorf("request %d came %v after the previous; Crawl-delay is 0.3s", i, gap)
+		}
+	}
+}
+
+func TestRetryAfterBeyondLimitIsRecorded(t *testing.T) {
+	hits := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		hits++
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil)
+	cr, _ := h.crawl(t, srv.URL+"/busy", nil)
+	if cr.Log.ExitCode != crawl.ExitRateLimited || hits != 1 {
+		t.Errorf("exit %v after %d requests, want rate-limited after 1 (Retry-After beyond the limit)", cr.Log.ExitCode, hits)
+	}
+}
+
+func TestTransientErrorsRetriedThenRecorded(t *testing.T) {
+	// A server that accepts and resets every connection.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepts int
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepts++
+			c.(*net.TCPConn).SetLinger(0)
+			c.Close()
+		}
+	}()
+	h := newHarness(t, nil, func(c *Config) { c.RobotsErrorTTL = 0 })
+	res, err := h.f.get(context.Background(), crawl.Candidate{URL: "http://" + ln.Addr().String() + "/"})
+	if err != nil || res.code != crawl.ExitNetworkError || !res.transient {
+		t.Fatalf("reset connection: %v %v transient=%v", res.code, err, res.transient)
+	}
+	if _, retry := h.f.retryAfter(res, 0, 0); !retry {
+		t.Error("a reset connection is not retried")
+	}
+	if _, retry := h.f.retryAfter(res, h.f.cfg.MaxRetries, 0); retry {
+		t.Error("retries are not bounded")
+	}
+}
+
+func TestRobotsTag(t *testing.T) {
+	tests := []struct {
+		v                 string
+		nofollow, noindex bool
+	}{
+		{"noindex", false, true},
+		{"nofollow, noindex", true, true},
+		{"none", true, true},
+		{"otherbot: noindex", false, false},
+		{"crawler-test: nofollow", true, false},
+		{"unavailable_after: 25 Jun 2010 15:00:00 PST", false, false},
+		{"otherbot: noindex, crawler-test: nofollow", true, false},
+	}
+	for _, tt := range tests {
+		nf, ni := RobotsTag(tt.v, "crawler-test/1.0 (+x)")
+		if nf != tt.nofollow || ni != tt.noindex {
+			t.Errorf("RobotsTag(%q) = %v %v, want %v %v", tt.v, nf, ni, tt.nofollow, tt.noindex)
+		}
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for v, want := range map[string]time.Duration{
+		"5": 5 * time.Second, "0": 0, "Thu, 01 Jan 2026 00:00:10 GMT": 10 * time.Second,
+	} {
+		if got, ok := parseRetryAfter(v, now); !ok || got != want {
+			t.Errorf("parseRetryAfter(%q) = %v %v, want %v", v, got, ok, want)
+		}
+	}
+	if _, ok := parseRetryAfter("soon", now); ok {
+		t.Error("parseRetryAfter accepted garbage")
+	}
+}
+
+// busyPolite refuses the host's slot while busy is set, as the Lambda
+// home's gate does when another invocation holds the host.
+type busyPolite struct {
+	busy  bool
+	inner Politeness
+}
+
+var errHostBusy = fmt.Errorf("host busy elsewhere")
+
+func (b *busyPolite) Wait(ctx context.Context, host string, d time.Duration) (func(), error) {
+	if b.busy {
+		return nil, errHostBusy
+	}
+	return b.inner.Wait(ctx, host, d)
+}
+
+// A fetch that cannot get the host's slot, even for robots.txt, records
+// nothing and fails transiently with the gate's error (the Lambda home
+// re-sends it later); it does not record a robots verdict.
+func TestBusyHostRecordsNothing(t *testing.T) {
+	var requests sync.Map
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Store(r.URL.Path, true)
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "<p>hello</p>")
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil)
+	polite := &busyPolite{busy: true, inner: politeness.NewGate()}
+	h.f.polite = polite
+	ctx := context.Background()
+	u := srv.URL + "/page"
+	pu, _ := url.Parse(u)
+	c := crawl.Candidate{URL: u, Host: pu.Host, CrawlType: crawl.CrawlFirst, State: crawl.StateQueued, CrawlUUID: "c1"}
+	if err := h.db.PutCandidate(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	task := crawl.FetchTask{URL: u, CrawlUUID: "c1", CrawlType: crawl.CrawlFirst}
+	err := h.f.Handle(ctx, task)
+	if !errors.Is(err, errHostBusy) || !crawl.IsTransient(err) {
+		t.Fatalf("Handle with the host busy = %v; want a transient error wrapping the gate's", err)
+	}
+	if _, err := h.db.GetCrawl(ctx, "c1"); !errors.Is(err, crawl.ErrNotFound) {
+		t.Fatalf("a crawl was recorded while the host was busy: %v", err)
+	}
+	if _, ok := requests.Load("/robots.txt"); ok {
+		t.Fatal("robots.txt was requested without the host's slot")
+	}
+	polite.busy = false
+	if err := h.f.Handle(ctx, task); err != nil {
+		t.Fatalf("Handle once the host is free: %v", err)
+	}
+	cr, err := h.db.GetCrawl(ctx, "c1")
+	if err != nil || cr.Log.ExitCode != crawl.ExitComplete {
+		t.Fatalf("crawl after the host freed up = %v, %v; want complete", cr.Log.ExitCode, err)
+	}
+}

@@ -1,0 +1,662 @@
+package parse
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/publicsuffix"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/urlnorm"
+)
+
+// Extract reads a document out of an HTML page. pageURL is the page's
+// normalized URL; contentLanguage is its Content-Language header.
+func Extract(pageURL, body, contentLanguage string) crawl.Document {
+	root, err := html.Parse(strings.NewReader(body))
+	doc := crawl.Document{URL: pageURL}
+	page, _ := url.Parse(pageURL)
+	if err != nil {
+		// html.Parse refuses documents nested deeper than 512 elements.
+		// Their text and links are still read, flat.
+		e := extractFlat(&doc, page, body)
+		e.finish(contentLanguage)
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("HTML tree not built (%v): text and links read flat, without location flags or text kinds", err))
+		return doc
+	}
+	e := &extractor{doc: &doc, base: documentBase(root, page), page: page}
+	e.walk(root, state{})
+	e.finish(contentLanguage)
+	return doc
+}
+
+// state is what encloses a node: the location signature, which text
+// field its text goes to, and whether it is inside a link.
+type state struct {
+	loc       crawl.Location
+	secondary bool // header, footer, nav, aside
+	skip      bool // script, style, template, ...
+	big       bool // h1, h2
+	small     bool // h3..h6
+	code      bool // pre, code, kbd, samp
+	pre       bool // pre: whitespace is kept
+	quote     bool // blockquote, q
+	inMainish bool // main or article
+	link      *linkBuilder
+}
+
+type linkBuilder struct {
+	idx  int
+	text strings.Builder
+}
+
+type extractor struct {
+	doc  *crawl.Document
+	base *url.URL // <base href> or the page URL
+	page *url.URL
+
+	fields    [6]strings.Builder // text, secondary, big, small, code, quote
+	title     string
+	ogTitle   string
+	siteName  string
+	h1s       []h1
+	desc      string
+	ogDesc    string
+	lang      string
+	published string
+	modified  string
+	jsonLD    []string
+	canonical string
+	linkTexts []*linkBuilder
+	words     int
+}
+
+type h1 struct {
+	text    string
+	mainish bool
+	chrome  bool // in header, nav, footer, aside
+}
+
+const (
+	fText = iota
+	fSecondary
+	fBig
+	fSmall
+	fCode
+	fQuote
+)
+
+var blockish = map[atom.Atom]bool{
+	atom.P: true, atom.Div: true, atom.Li: true, atom.Br: true, atom.Tr: true, atom.Td: true, atom.Th: true,
+	atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true, atom.Pre: true,
+	atom.Blockquote: true, atom.Section: true, atom.Article: true, atom.Header: true, atom.Footer: true,
+	atom.Nav: true, atom.Aside: true, atom.Main: true, atom.Ul: true, atom.Ol: true, atom.Dl: true, atom.Dt: true,
+	atom.Dd: true, atom.Table: true, atom.Figure: true, atom.Figcaption: true, atom.Address: true, atom.Form: true,
+	atom.Hr: true, atom.Title: true, atom.Caption: true, atom.Details: true, atom.Summary: true,
+	atom.Fieldset: true, atom.Legend: true, atom.Hgroup: true, atom.Menu: true, atom.Dialog: true,
+}
+
+// documentBase returns the document's base URL: the first <base href>
+// in the document, resolved against the page URL, wherever it sits
+// (HTML's "frozen base URL"), else the page URL.
+func documentBase(root *html.Node, page *url.URL) *url.URL {
+	if page == nil {
+		return nil
+	}
+	var base *url.URL
+	var find func(*html.Node)
+	find = func(n *html.Node) {
+		for c := n.FirstChild; c != nil && base == nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && c.DataAtom == atom.Base {
+				if href, ok := attrOK(c, "href"); ok {
+					if b, err := page.Parse(strings.TrimSpace(href)); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
+						base = b
+					}
+					return // only the first <base href> counts
+				}
+			}
+			find(c)
+		}
+	}
+	find(root)
+	if base == nil {
+		return page
+	}
+	return base
+}
+
+func (e *extractor) walk(n *html.Node, st state) {
+	switch n.Type {
+	case html.TextNode:
+		e.text(n.Data, st)
+		return
+	case html.ElementNode:
+		block := blockish[n.DataAtom]
+		if block {
+			e.breakAll()
+		}
+		inner := e.element(n, st)
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			e.walk(c, inner)
+		}
+		switch f := inner.field(); {
+		case block:
+			e.breakAll()
+		case f != st.field() && !inner.skip:
+			// An inline element with a field of its own (<code>, <q>)
+			// ended: its text is not run together with the next one's.
+			e.endLine(f)
+		}
+		return
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		e.walk(c, st)
+	}
+}
+
+func (e *extractor) element(n *html.Node, st state) state {
+	if st.skip {
+		return st
+	}
+	a := n.DataAtom
+	switch a {
+	case atom.Script:
+		if strings.EqualFold(attr(n, "type"), "application/ld+json") {
+			e.jsonLD = append(e.jsonLD, textOf(n, 1<<20))
+		}
+		st.skip = true
+	case atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Select, atom.Option, atom.Button, atom.Textarea:
+		st.skip = true
+	case atom.Title:
+		if e.title == "" && !st.loc.InHeader {
+			e.title = collapse(textOf(n, 4<<10))
+		}
+		st.skip = true
+	case atom.Html:
+		e.lang = attr(n, "lang")
+		if e.lang == "" {
+			e.lang = attr(n, "xml:lang")
+		}
+	case atom.Meta:
+		e.meta(n)
+	case atom.Header:
+		// A header or footer inside main or article belongs to it (an
+		// article's title and byline): its text is not page chrome.
+		st.loc.InHeader = true
+		st.secondary = st.secondary || !st.inMainish
+	case atom.Footer:
+		st.loc.InFooter = true
+		st.secondary = st.secondary || !st.inMainish
+	case atom.Aside:
+		st.loc.InAside, st.secondary = true, true
+	case atom.Nav:
+		st.loc.InNav, st.secondary = true, true
+	case atom.Form:
+		st.loc.InForm = true
+	case atom.Main:
+		st.loc.InMain, st.inMainish = true, true
+	case atom.Article:
+		st.loc.InArticle, st.inMainish = true, true
+	case atom.Section:
+		st.loc.InSection = true
+	case atom.Table:
+		st.loc.InTable = true
+	case atom.Figure:
+		st.loc.InFigure = true
+	case atom.Address:
+		st.loc.InAddress = true
+	case atom.Pre:
+		st.loc.InCode, st.code, st.pre = true, true, true
+	case atom.Code, atom.Kbd, atom.Samp:
+		st.loc.InCode, st.code = true, true
+	case atom.Blockquote, atom.Q:
+		st.quote = true
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		st.loc.InHeadline = true
+		if a == atom.H1 || a == atom.H2 {
+			st.big = true
+		} else {
+			st.small = true
+		}
+		if a == atom.H1 {
+			// Bounded: nested headings must not copy the document per level.
+			e.h1s = append(e.h1s, h1{text: collapse(textOf(n, 4<<10)), mainish: st.inMainish, chrome: st.secondary})
+		}
+		if st.link != nil {
+			e.doc.Links[st.link.idx].ContainsHeadline = true
+		}
+	case atom.Ul, atom.Ol, atom.Dl, atom.Li:
+		st.loc.InList = true
+	case atom.P:
+		st.loc.InParagraph = true
+	case atom.Img:
+		if st.link != nil { // an image link is named by its alt text
+			st.link.text.WriteString(" " + attr(n, "alt") + " ")
+		}
+	}
+	switch a {
+	case atom.A, atom.Area:
+		if href, ok := attrOK(n, "href"); ok {
+			if lb := e.addLink(n, href, crawl.DestPage, st); lb != nil && a == atom.A {
+				st.link = lb
+			}
+		}
+	case atom.Link:
+		if href, ok := attrOK(n, "href"); ok {
+			e.linkElement(n, href, st)
+		}
+	case atom.Iframe, atom.Frame:
+		if src, ok := attrOK(n, "src"); ok {
+			e.addLink(n, src, crawl.DestEmbed, st)
+		}
+	}
+	return st
+}
+
+func (e *extractor) meta(n *html.Node) {
+	name := strings.ToLower(attr(n, "name"))
+	prop := strings.ToLower(attr(n, "property"))
+	content := strings.TrimSpace(attr(n, "content"))
+	switch {
+	case name == "description" && e.desc == "":
+		e.desc = collapse(content)
+	case prop == "og:description" && e.ogDesc == "":
+		e.ogDesc = collapse(content)
+	case prop == "og:title" && e.ogTitle == "":
+		e.ogTitle = collapse(content)
+	case prop == "og:site_name":
+		e.siteName = collapse(content)
+	case name == "robots":
+		for _, d := range strings.Split(strings.ToLower(content), ",") {
+			switch strings.TrimSpace(d) {
+			case "nofollow":
+				e.doc.NoFollow = true
+			case "noindex":
+				e.doc.NoIndex = true
+			case "none":
+				e.doc.NoFollow, e.doc.NoIndex = true, true
+			}
+		}
+	case prop == "article:published_time" || name == "date" || name == "dcterms.created" || name == "dc.date.created":
+		if e.published == "" {
+			e.published = content
+		}
+	case prop == "article:modified_time" || prop == "og:updated_time" || name == "last-modified" || name == "dcterms.modified":
+		if e.modified == "" {
+			e.modified = content
+		}
+	}
+	if strings.EqualFold(attr(n, "http-equiv"), "content-language") && e.lang == "" {
+		e.lang = content
+	}
+}
+
+func (e *extractor) linkElement(n *html.Node, href string, st state) {
+	rels := " " + strings.Join(strings.Fields(strings.ToLower(attr(n, "rel"))), " ") + " "
+	t := strings.ToLower(attr(n, "type"))
+	dest := crawl.DestOther
+	switch {
+	case strings.Contains(rels, " canonical "):
+		dest = crawl.DestCanonical
+	case strings.Contains(rels, " stylesheet "): // "alternate stylesheet" too
+		dest = crawl.DestStylesheet
+	case strings.Contains(rels, " alternate ") && (strings.Contains(t, "rss") || strings.Contains(t, "atom")):
+		dest = crawl.DestFeed
+	case strings.Contains(rels, " alternate "):
+		dest = crawl.DestAlternate
+	}
+	lb := e.addLink(n, href, dest, st)
+	if dest == crawl.DestCanonical && lb != nil && e.canonical == "" {
+		e.canonical = e.doc.Links[lb.idx].URL
+	}
+}
+
+// addLink records a link; it returns nil for one that is not an http(s) URL.
+func (e *extractor) addLink(n *html.Node, href string, dest crawl.DestinationType, st state) *linkBuilder {
+	r, err := urlnorm.Resolve(e.base, href)
+	if errors.Is(err, urlnorm.ErrUnsupportedScheme) {
+		return nil // mailto:, javascript:, tel:: not a crawl target
+	}
+	if err != nil {
+		e.doc.InvalidLinks = append(e.doc.InvalidLinks, strings.TrimSpace(href))
+		return nil
+	}
+	rels := " " + strings.Join(strings.Fields(strings.ToLower(attr(n, "rel"))), " ") + " "
+	l := crawl.Link{
+		URL:             r.URL,
+		RelNofollow:     strings.Contains(rels, " nofollow ") || strings.Contains(rels, " sponsored ") || strings.Contains(rels, " ugc "),
+		RelMe:           strings.Contains(rels, " me "),
+		RelTag:          strings.Contains(rels, " tag "),
+		Location:        st.loc,
+		DestinationType: dest,
+		TagName:         n.Data,
+		Locality:        e.locality(r),
+	}
+	if r.HasFrag {
+		f := r.Fragment
+		l.Fragment = &f
+	}
+	switch n.DataAtom {
+	case atom.Area:
+		if t := collapse(attr(n, "alt")); t != "" {
+			l.Text = &t
+		}
+	case atom.Iframe, atom.Frame, atom.Link:
+		if t := collapse(attr(n, "title")); t != "" {
+			l.Text = &t
+		}
+	}
+	e.doc.Links = append(e.doc.Links, l)
+	lb := &linkBuilder{idx: len(e.doc.Links) - 1}
+	if n.DataAtom == atom.A {
+		e.linkTexts = append(e.linkTexts, lb)
+	}
+	return lb
+}
+
+func (e *extractor) locality(r urlnorm.Result) crawl.Locality {
+	page := e.doc.URL
+	if r.URL == page {
+		return crawl.LocalitySameDocument
+	}
+	host := strings.ToLower(e.page.Host)
+	if r.Host == host {
+		return crawl.LocalitySameHost
+	}
+	// EffectiveTLDPlusOne fails for IP addresses and names without a
+	// registrable domain (localhost, a bare public suffix): no site.
+	a, err1 := publicsuffix.EffectiveTLDPlusOne(hostname(r.Host))
+	b, err2 := publicsuffix.EffectiveTLDPlusOne(hostname(host))
+	if err1 == nil && err2 == nil && a == b {
+		return crawl.LocalitySameSite
+	}
+	return crawl.LocalityExternal
+}
+
+func hostname(hostport string) string {
+	u := url.URL{Host: hostport}
+	return u.Hostname()
+}
+
+func (e *extractor) text(s string, st state) {
+	if st.skip {
+		return
+	}
+	if !st.pre {
+		// Outside <pre>, a line break in the source is just a space:
+		// only block elements end lines.
+		s = spaceRuns(s)
+	}
+	if st.link != nil {
+		st.link.text.WriteString(s)
+	}
+	e.fields[st.field()].WriteString(s) // whitespace is normalized in finish
+}
+
+// field returns which text pile field text in this state goes to.
+func (st state) field() int {
+	switch {
+	case st.secondary:
+		return fSecondary
+	case st.big:
+		return fBig
+	case st.small:
+		return fSmall
+	case st.code:
+		return fCode
+	case st.quote:
+		return fQuote
+	}
+	return fText
+}
+
+// spaceRuns turns every run of HTML whitespace into one space.
+func spaceRuns(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f' {
+			space = true
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	if space {
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// breakAll ends the current line in every field (a block element
+// started or ended).
+func (e *extractor) breakAll() {
+	for i := range e.fields {
+		e.endLine(i)
+	}
+}
+
+// endLine ends the current line of one field.
+func (e *extractor) endLine(f int) {
+	b := &e.fields[f]
+	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+		b.WriteByte('\n')
+	}
+}
+
+func (e *extractor) finish(contentLanguage string) {
+	d := e.doc
+	p := &d.Text
+	p.Text = normalizeBlock(e.fields[fText].String())
+	p.SecondaryText = normalizeBlock(e.fields[fSecondary].String())
+	p.BigHeadlines = normalizeBlock(e.fields[fBig].String())
+	p.SmallHeadlines = normalizeBlock(e.fields[fSmall].String())
+	p.CodeText = normalizeCode(e.fields[fCode].String())
+	p.QuoteText = normalizeBlock(e.fields[fQuote].String())
+	p.Digest = p.ComputeDigest()
+
+	for _, lb := range e.linkTexts {
+		if t := collapse(lb.text.String()); t != "" {
+			d.Links[lb.idx].Text = &t
+		}
+	}
+	if e.title != "" {
+		d.Title = &e.title
+	} else if e.ogTitle != "" {
+		d.Title = &e.ogTitle
+	}
+	if h := e.headline(); h != "" {
+		d.Headline = &h
+	}
+	if e.desc != "" {
+		d.Description = &e.desc
+	} else if e.ogDesc != "" {
+		d.Description = &e.ogDesc
+	}
+	if l := e.language(contentLanguage); l != "" {
+		d.Language = &l
+	}
+	e.times()
+	if e.canonical != "" && e.canonical != d.URL {
+		d.CanonicalURL = &e.canonical
+	}
+	d.Indexiness = indexiness(d)
+}
+
+// headline picks the main h1: the first in main or article, else the
+// first outside page chrome, else the first; never the site name.
+func (e *extractor) headline() string {
+	pick := func(ok func(h1) bool) string {
+		for _, h := range e.h1s {
+			if h.text != "" && ok(h) && !strings.EqualFold(h.text, e.siteName) {
+				return h.text
+			}
+		}
+		return ""
+	}
+	if h := pick(func(h h1) bool { return h.mainish }); h != "" {
+		return h
+	}
+	if h := pick(func(h h1) bool { return !h.chrome }); h != "" {
+		return h
+	}
+	return pick(func(h1) bool { return true })
+}
+
+func (e *extractor) times() {
+	pub, mod := e.published, e.modified
+	for _, raw := range e.jsonLD {
+		p, m := jsonLDDates(raw)
+		if pub == "" {
+			pub = p
+		}
+		if mod == "" {
+			mod = m
+		}
+	}
+	if t, ok := parseTime(pub); ok {
+		e.doc.TimeCreated = &t
+	}
+	if t, ok := parseTime(mod); ok {
+		e.doc.TimeUpdated = &t
+	}
+}
+
+// jsonLDDates finds datePublished/dateModified in a JSON-LD block (an
+// object, an array of them, or an @graph).
+func jsonLDDates(raw string) (published, modified string) {
+	var v any
+	if json.Unmarshal([]byte(raw), &v) != nil {
+		return "", ""
+	}
+	var visit func(any)
+	visit = func(v any) {
+		switch x := v.(type) {
+		case []any:
+			for _, i := range x {
+				visit(i)
+			}
+		case map[string]any:
+			if s, ok := x["datePublished"].(string); ok && published == "" {
+				published = s
+			}
+			if s, ok := x["dateModified"].(string); ok && modified == "" {
+				modified = s
+			}
+			if g, ok := x["@graph"]; ok {
+				visit(g)
+			}
+		}
+	}
+	visit(v)
+	return published, modified
+}
+
+func parseTime(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, false
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02", time.RFC1123, time.RFC1123Z} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.Unix(), true
+		}
+	}
+	return 0, false
+}
+
+// indexiness scores, from 0 to 100, how much a page is worth returning
+// from search: 0 for noindex; otherwise points for a title (20), a main
+// headline (15), a description (15), and for the amount of main text (up
+// to 50, full marks at 500 words). Pages that are mostly navigation score low.
+func indexiness(d *crawl.Document) int {
+	if d.NoIndex {
+		return 0
+	}
+	score := 0
+	if d.Title != nil {
+		score += 20
+	}
+	if d.Headline != nil {
+		score += 15
+	}
+	if d.Description != nil {
+		score += 15
+	}
+	words := len(strings.Fields(d.Text.Text))
+	score += min(50, words/10)
+	return score
+}
+
+func attr(n *html.Node, key string) string {
+	v, _ := attrOK(n, key)
+	return v
+}
+
+func attrOK(n *html.Node, key string) (string, bool) {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && strings.EqualFold(a.Key, key) {
+			return a.Val, true
+		}
+	}
+	return "", false
+}
+
+// textOf returns the text under n, reading at most about limit bytes.
+func textOf(n *html.Node, limit int) string {
+	var b strings.Builder
+	var f func(*html.Node)
+	f = func(n *html.Node) {
+		if b.Len() >= limit {
+			return
+		}
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data[:min(len(n.Data), limit-b.Len())])
+			b.WriteByte(' ')
+		}
+		for c := n.FirstChild; c != nil && b.Len() < limit; c = c.NextSibling {
+			f(c)
+		}
+	}
+	f(n)
+	return b.String()
+}
+
+// collapse turns every run of whitespace into one space and trims.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// normalizeBlock collapses whitespace within lines and drops empty lines.
+func normalizeBlock(s string) string {
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if l = collapse(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// normalizeCode keeps code's line structure: trailing space trimmed,
+// runs of blank lines dropped.
+func normalizeCode(s string) string {
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		l = strings.TrimRight(l, " \t\r")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}

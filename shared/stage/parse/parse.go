@@ -1,0 +1,150 @@
+// Package parse is the parse stage: it reads a fetched HTML body, keeps
+// what it says (title, headline, description, language, dates, text by
+// kind, every link with where it sits) as a document for the summarize
+// stage, and enqueues the links to follow.
+package parse
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/textenc"
+)
+
+// Blobs is where bodies are read and documents kept.
+type Blobs interface {
+	Get(ctx context.Context, key string) ([]byte, error)
+	Put(ctx context.Context, key string, data []byte) error
+}
+
+// Store is what the parse stage writes back to the crawler database.
+type Store interface {
+	SetCanonicalURL(ctx context.Context, crawlUUID, canonical string) error
+}
+
+// Sender sends messages to one queue.
+type Sender interface {
+	Send(ctx context.Context, bodies ...[]byte) error
+}
+
+// Config is the parse stage's settings.
+type Config struct {
+	// MaxURLsFromPage caps the links enqueued from one page (0: no cap).
+	MaxURLsFromPage int
+	// FollowNofollow, if true, follows links marked rel="nofollow"
+	// (they are recorded either way).
+	FollowNofollow bool
+}
+
+// Parser is the parse stage.
+type Parser struct {
+	blobs              Blobs
+	store              Store
+	enqueue, summarize Sender
+	cfg                Config
+	log                *slog.Logger
+}
+
+// New returns a parse stage.
+func New(blobs Blobs, store Store, enqueue, summarize Sender, cfg Config, log *slog.Logger) *Parser {
+	return &Parser{blobs: blobs, store: store, enqueue: enqueue, summarize: summarize, cfg: cfg, log: log}
+}
+
+// Handle parses the body of one crawl. Handling a task twice stores the
+// same document and sends the same links (which the scheduler dedupes).
+func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
+	if t.URL == "" || t.CrawlUUID == "" || t.BodyKey == "" {
+		return crawl.E("parse", crawl.KindInvalid, fmt.Errorf("parse task needs url, crawl_uuid and body_key"))
+	}
+	body, err := p.blobs.Get(ctx, t.BodyKey)
+	if err != nil {
+		return fmt.Errorf("parse %s: %w", t.URL, err)
+	}
+	if !textenc.IsHTML(t.MIMEType) {
+		return p.handleSitemap(ctx, t, body)
+	}
+	text, _, err := textenc.Decode(body, t.ContentType)
+	if err != nil {
+		return crawl.E("parse "+t.URL, crawl.KindInvalid, err)
+	}
+	doc := Extract(t.URL, text, t.ContentLanguage)
+	for _, w := range doc.Warnings {
+		p.log.Warn("page read partly", "url", t.URL, "warning", w)
+	}
+	doc.NoFollow = doc.NoFollow || t.NoFollow
+	doc.NoIndex = doc.NoIndex || t.NoIndex
+	if doc.NoIndex {
+		doc.Indexiness = 0
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("encode document of %s: %w", t.URL, err)
+	}
+	st := crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Document: b}
+	if len(b) > crawl.MaxInlineDocument {
+		st.Document, st.DocumentKey = nil, crawl.DocumentKey(t.CrawlUUID)
+		if err := p.blobs.Put(ctx, st.DocumentKey, b); err != nil {
+			return fmt.Errorf("store document of %s: %w", t.URL, err)
+		}
+	}
+	if doc.CanonicalURL != nil {
+		if err := p.store.SetCanonicalURL(ctx, t.CrawlUUID, *doc.CanonicalURL); err != nil {
+			return fmt.Errorf("set canonical URL of %s: %w", t.URL, err)
+		}
+	}
+	if err := p.enqueueLinks(ctx, t, doc); err != nil {
+		return err
+	}
+	msg, _ := json.Marshal(st)
+	if err := p.summarize.Send(ctx, msg); err != nil {
+		return fmt.Errorf("send summarize task for %s: %w", t.URL, err)
+	}
+	return nil
+}
+
+// Follows reports whether a link of this destination type is a crawl
+// target: pages, frames, alternates, feeds and canonicals are; style
+// sheets and other <link>s are recorded but not fetched.
+func Follows(d crawl.DestinationType) bool {
+	switch d {
+	case crawl.DestPage, crawl.DestEmbed, crawl.DestAlternate, crawl.DestFeed, crawl.DestCanonical:
+		return true
+	}
+	return false
+}
+
+func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.Document) error {
+	if doc.NoFollow {
+		return nil
+	}
+	seen := map[string]bool{t.URL: true}
+	var bodies [][]byte
+	for _, l := range doc.Links {
+		if seen[l.URL] || !Follows(l.DestinationType) || l.RelNofollow && !p.cfg.FollowNofollow {
+			continue
+		}
+		seen[l.URL] = true
+		ev := crawl.EnqueueEvent{URL: l.URL, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL}
+		// Past MaxURLsFromPage a link is recorded (too-many-urls), not crawled.
+		ev.Overflow = p.cfg.MaxURLsFromPage > 0 && len(bodies) >= p.cfg.MaxURLsFromPage
+		b, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		bodies = append(bodies, b)
+	}
+	for _, raw := range doc.InvalidLinks {
+		b, err := json.Marshal(crawl.EnqueueEvent{URL: raw, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL})
+		if err != nil {
+			return err
+		}
+		bodies = append(bodies, b)
+	}
+	if err := p.enqueue.Send(ctx, bodies...); err != nil {
+		return fmt.Errorf("enqueue %d links of %s: %w", len(bodies), t.URL, err)
+	}
+	return nil
+}

@@ -1,0 +1,83 @@
+package parse
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/blobfs"
+)
+
+// sent records what a stage sends to one queue.
+type sent struct{ bodies [][]byte }
+
+func (s *sent) Send(_ context.Context, bodies ...[]byte) error {
+	s.bodies = append(s.bodies, bodies...)
+	return nil
+}
+
+type noCanonical struct{}
+
+func (noCanonical) SetCanonicalURL(context.Context, string, string) error { return nil }
+
+// A parsed document rides in the summarize task when it is small, and is
+// stored as a blob, named by the task, when it is not.
+func TestDocumentInlineOrStored(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		text   string
+		inline bool
+	}{
+		{"small page inline", "A short page.", true},
+		{"large page stored", strings.Repeat("many words of a long page ", 10000), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			blobs, err := blobfs.New(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := []byte("<!doctype html><html><head><title>T</title></head><body><p>" + tc.text + "</p></body></html>")
+			key := crawl.BodyKey(body)
+			if err := blobs.Put(ctx, key, body); err != nil {
+				t.Fatal(err)
+			}
+			var enq, sum sent
+			p := New(blobs, noCanonical{}, &enq, &sum, Config{}, slog.New(slog.DiscardHandler))
+			task := crawl.ParseTask{URL: "http://example.com/", CrawlUUID: "c1", BodyKey: key, MIMEType: "text/html"}
+			if err := p.Handle(ctx, task); err != nil {
+				t.Fatal(err)
+			}
+			if len(sum.bodies) != 1 {
+				t.Fatalf("%d summarize tasks, want 1", len(sum.bodies))
+			}
+			var st crawl.SummarizeTask
+			if err := json.Unmarshal(sum.bodies[0], &st); err != nil {
+				t.Fatal(err)
+			}
+			stored, err := blobs.Get(ctx, crawl.DocumentKey("c1"))
+			var doc crawl.Document
+			if tc.inline {
+				if st.DocumentKey != "" || len(st.Document) == 0 || !errors.Is(err, crawl.ErrNotFound) {
+					t.Fatalf("task %s, stored document err %v: want the document inline and no blob", sum.bodies[0][:min(200, len(sum.bodies[0]))], err)
+				}
+				err = json.Unmarshal(st.Document, &doc)
+			} else {
+				if st.DocumentKey != crawl.DocumentKey("c1") || len(st.Document) != 0 || err != nil || len(stored) <= crawl.MaxInlineDocument {
+					t.Fatalf("task key %q, inline %d bytes, blob %d bytes (%v): want the document stored under its key", st.DocumentKey, len(st.Document), len(stored), err)
+				}
+				err = json.Unmarshal(stored, &doc)
+			}
+			if err != nil || doc.Title == nil || *doc.Title != "T" {
+				t.Errorf("document %+v, %v; want the page's title", doc.Title, err)
+			}
+			if len(sum.bodies[0]) > 256<<10 {
+				t.Errorf("summarize task of %d bytes: over SQS's 256 KiB", len(sum.bodies[0]))
+			}
+		})
+	}
+}

@@ -1,0 +1,45 @@
+package parse
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/sitemap"
+)
+
+// handleSitemap reads an XML or gzip body: a sitemap's URLs (or an
+// index's sitemaps) are enqueued one hop further on, within
+// MaxURLsFromPage; anything else is summarized as a plain file.
+func (p *Parser) handleSitemap(ctx context.Context, t crawl.ParseTask, body []byte) error {
+	kind, urls, err := sitemap.Parse(body)
+	if err != nil {
+		p.log.Warn("sitemap read partly", "url", t.URL, "err", err)
+	}
+	if kind != sitemap.NotSitemap {
+		var bodies [][]byte
+		for i, u := range urls {
+			ev := crawl.EnqueueEvent{URL: u, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL}
+			if kind == sitemap.Index {
+				ev.Hops = t.Hops // a sitemap of the index is as near the seed as the index
+			}
+			if p.cfg.MaxURLsFromPage > 0 && i >= p.cfg.MaxURLsFromPage {
+				ev.Overflow = true
+			}
+			b, err := json.Marshal(ev)
+			if err != nil {
+				return err
+			}
+			bodies = append(bodies, b)
+		}
+		if err := p.enqueue.Send(ctx, bodies...); err != nil {
+			return fmt.Errorf("enqueue %d sitemap URLs of %s: %w", len(bodies), t.URL, err)
+		}
+	}
+	st, _ := json.Marshal(crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID})
+	if err := p.summarize.Send(ctx, st); err != nil {
+		return fmt.Errorf("send summarize task for %s: %w", t.URL, err)
+	}
+	return nil
+}

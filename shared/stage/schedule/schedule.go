@@ -1,0 +1,338 @@
+// Package schedule is the schedule stage: it admits enqueued URLs as
+// crawl candidates (normalize, scope, depth, patterns, dedupe) and
+// releases due candidates to the fetch queue.
+package schedule
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/urlnorm"
+)
+
+// Store is what the scheduler needs of the metadata store.
+type Store interface {
+	GetCandidate(ctx context.Context, url string) (crawl.Candidate, error)
+	PutCandidate(ctx context.Context, c crawl.Candidate) error
+	DueCandidates(ctx context.Context, now int64, limit int) ([]crawl.Candidate, error)
+	StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.Candidate, error)
+	AddScopeHost(ctx context.Context, host string) error
+	InScope(ctx context.Context, host string) (bool, error)
+}
+
+// Sender sends messages to one queue.
+type Sender interface {
+	Send(ctx context.Context, bodies ...[]byte) error
+}
+
+// Policy is what the scheduler lets through.
+type Policy struct {
+	// MaxDepth is the most hops from a seed a URL may be (-1: no limit).
+	// An event's max_depth overrides it.
+	MaxDepth int
+	// Include, when not empty, admits only URLs matching one of them.
+	Include []*regexp.Regexp
+	// Exclude rules out URLs matching any of them.
+	Exclude []*regexp.Regexp
+}
+
+// Scheduler is the schedule stage.
+type Scheduler struct {
+	store  Store
+	fetch  Sender
+	policy Policy
+	log    *slog.Logger
+	now    func() time.Time
+	scope  sync.Map // hosts known to be in scope
+}
+
+// New returns a scheduler sending released candidates to fetch.
+func New(store Store, fetch Sender, policy Policy, log *slog.Logger) *Scheduler {
+	return &Scheduler{store: store, fetch: fetch, policy: policy, log: log, now: time.Now}
+}
+
+// Outcome is what Admit did with an event.
+type Outcome string
+
+// The admission outcomes.
+const (
+	Admitted  Outcome = "admitted" // a new candidate, due now
+	Requeued  Outcome = "requeued" // a known candidate made due again (forced, reenqueued)
+	Deduped   Outcome = "deduped"  // already a candidate: nothing to do (seed 004 siphoned duplicate)
+	Filtered  Outcome = "filtered" // recorded as a candidate that will not be crawled
+	Killed    Outcome = "killed"   // not a crawl target (unsupported scheme): not recorded
+	StatusAsk Outcome = "status"   // an enqueue_type status event: nothing changes
+)
+
+// Admit takes one enqueue event. An event a user sent that cannot be
+// admitted (an invalid URL) is an error of kind crawl.KindInvalid; an
+// invalid URL found in a page is recorded as a filtered candidate.
+func (s *Scheduler) Admit(ctx context.Context, ev crawl.EnqueueEvent) (Outcome, error) {
+	if err := ev.Validate(); err != nil {
+		return "", crawl.E("admit", crawl.KindInvalid, err)
+	}
+	discovered := ev.Parent != ""
+	n, err := urlnorm.Normalize(ev.URL)
+	if err != nil {
+		switch {
+		case errors.Is(err, urlnorm.ErrUnsupportedScheme) && discovered:
+			return Killed, nil
+		case discovered:
+			return s.recordInvalid(ctx, ev, err)
+		default:
+			return "", crawl.E("admit "+ev.URL, crawl.KindInvalid, err)
+		}
+	}
+	switch ev.EnqueueType {
+	case crawl.EnqueueStatus:
+		return StatusAsk, nil
+	case crawl.EnqueueExport:
+		return "", crawl.E("admit "+ev.URL, crawl.KindInvalid, fmt.Errorf("enqueue_type export is not supported by this crawler"))
+	}
+	seed := ev.Seed || (!discovered && ev.Hops == 0 && ev.NRedirs == 0)
+	if seed {
+		if err := s.addScope(ctx, n.Host); err != nil {
+			return "", err
+		}
+		if ev.Site != "" {
+			sn, err := urlnorm.Normalize(siteURL(ev.Site))
+			if err != nil {
+				return "", crawl.E("admit "+ev.URL, crawl.KindInvalid, fmt.Errorf("site %q: %w", ev.Site, err))
+			}
+			if err := s.addScope(ctx, sn.Host); err != nil {
+				return "", err
+			}
+		}
+	}
+	verdict, err := s.judge(ctx, n, ev)
+	if err != nil {
+		return "", err
+	}
+	for attempt := 0; ; attempt++ {
+		out, err := s.admit(ctx, n, ev, verdict)
+		if !errors.Is(err, crawl.ErrConflict) || attempt == 4 {
+			return out, err
+		}
+	}
+}
+
+func siteURL(site string) string {
+	if regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`).MatchString(site) {
+		return site
+	}
+	return "http://" + site + "/"
+}
+
+// judge returns the filter exit code for a URL, or ExitUnknown if it passes.
+func (s *Scheduler) judge(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent) (crawl.ExitCode, error) {
+	in, err := s.inScope(ctx, n.Host)
+	if err != nil {
+		return 0, err
+	}
+	if !in {
+		return crawl.ExitOutOfScope, nil
+	}
+	if ev.Overflow {
+		return crawl.ExitTooManyURLs, nil
+	}
+	maxDepth := s.policy.MaxDepth
+	if ev.MaxDepth != nil {
+		maxDepth = *ev.MaxDepth
+	}
+	if maxDepth >= 0 && ev.Hops > maxDepth {
+		return crawl.ExitTooDeep, nil
+	}
+	if len(s.policy.Include) > 0 && !matchAny(s.policy.Include, n.URL) {
+		return crawl.ExitExcluded, nil
+	}
+	if matchAny(s.policy.Exclude, n.URL) {
+		return crawl.ExitExcluded, nil
+	}
+	return crawl.ExitUnknown, nil
+}
+
+func matchAny(res []*regexp.Regexp, s string) bool {
+	for _, re := range res {
+		if re.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, verdict crawl.ExitCode) (Outcome, error) {
+	now := s.now().Unix()
+	c, err := s.store.GetCandidate(ctx, n.URL)
+	if errors.Is(err, crawl.ErrNotFound) {
+		c = crawl.Candidate{
+			URL: n.URL, Host: n.Host, Hops: ev.Hops, Priority: ev.Priority, DiscoveredAt: now,
+			Parent: ev.Parent, NRedirs: ev.NRedirs, OrigURL: ev.OrigURL, RedirectChain: ev.RedirectChain,
+			MaxDepth: ev.MaxDepth, CrawlType: crawl.CrawlFirst,
+		}
+		if verdict != crawl.ExitUnknown {
+			c.State = crawl.StateFiltered
+			c.LastCrawlExitCode = &verdict
+			return Filtered, s.put(ctx, c)
+		}
+		c.State, c.DueAt = crawl.StateDue, now
+		if ev.EnqueueType == crawl.EnqueueForced {
+			c.CrawlType = crawl.CrawlForced
+		}
+		return Admitted, s.put(ctx, c)
+	}
+	if err != nil {
+		return "", fmt.Errorf("admit %s: %w", n.URL, err)
+	}
+
+	// Known URL.
+	if verdict != crawl.ExitUnknown {
+		if c.State == crawl.StateFiltered && ev.Hops < c.Hops {
+			c.Hops = ev.Hops
+			c.LastCrawlExitCode = &verdict
+			return Filtered, s.put(ctx, c)
+		}
+		return Deduped, nil
+	}
+	switch {
+	case ev.EnqueueType == crawl.EnqueueForced || ev.EnqueueType == crawl.EnqueueReenqueued:
+		if c.State == crawl.StateQueued || c.State == crawl.StateDue && c.DueAt <= now {
+			return Deduped, nil
+		}
+		c.State, c.DueAt = crawl.StateDue, now
+		c.CrawlType = crawl.CrawlReenqueued
+		if ev.EnqueueType == crawl.EnqueueForced {
+			c.CrawlType = crawl.CrawlForced
+		}
+		c.Hops = min(c.Hops, ev.Hops)
+		return Requeued, s.put(ctx, c)
+	case c.State == crawl.StateFiltered && isRetryableFilter(c.LastCrawlExitCode):
+		// Found again closer to a seed, or the filters changed: admit it.
+		c.State, c.DueAt, c.Hops = crawl.StateDue, now, min(c.Hops, ev.Hops)
+		c.LastCrawlExitCode = nil
+		return Admitted, s.put(ctx, c)
+	case ev.Hops < c.Hops:
+		c.Hops = ev.Hops
+		return Deduped, s.put(ctx, c)
+	}
+	return Deduped, nil
+}
+
+// isRetryableFilter reports whether a filtered candidate may pass on a
+// later enqueue: depth, patterns, page link caps and scope depend on the
+// path, the run's flags and its seeds; an invalid URL stays invalid.
+func isRetryableFilter(code *crawl.ExitCode) bool {
+	return code != nil && (*code == crawl.ExitTooDeep || *code == crawl.ExitExcluded || *code == crawl.ExitOutOfScope ||
+		*code == crawl.ExitTooManyURLs)
+}
+
+func (s *Scheduler) put(ctx context.Context, c crawl.Candidate) error {
+	if err := s.store.PutCandidate(ctx, c); err != nil {
+		return fmt.Errorf("put candidate %s: %w", c.URL, err)
+	}
+	return nil
+}
+
+// recordInvalid keeps an invalid URL found in a page as a filtered
+// candidate, so the outcome can be read back.
+func (s *Scheduler) recordInvalid(ctx context.Context, ev crawl.EnqueueEvent, cause error) (Outcome, error) {
+	code := crawl.ExitInvalidURL
+	c := crawl.Candidate{
+		URL: ev.URL, State: crawl.StateFiltered, LastCrawlExitCode: &code, Hops: ev.Hops,
+		DiscoveredAt: s.now().Unix(), Parent: ev.Parent, CrawlType: crawl.CrawlFirst,
+	}
+	err := s.store.PutCandidate(ctx, c)
+	if errors.Is(err, crawl.ErrConflict) {
+		return Deduped, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("record invalid URL %q: %w", ev.URL, err)
+	}
+	s.log.Debug("invalid URL in page", "url", ev.URL, "parent", ev.Parent, "err", cause)
+	return Filtered, nil
+}
+
+func (s *Scheduler) addScope(ctx context.Context, host string) error {
+	if _, ok := s.scope.Load(host); ok {
+		return nil
+	}
+	if err := s.store.AddScopeHost(ctx, host); err != nil {
+		return err
+	}
+	s.scope.Store(host, true)
+	return nil
+}
+
+func (s *Scheduler) inScope(ctx context.Context, host string) (bool, error) {
+	if _, ok := s.scope.Load(host); ok {
+		return true, nil
+	}
+	in, err := s.store.InScope(ctx, host)
+	if err != nil {
+		return false, err
+	}
+	if in {
+		s.scope.Store(host, true)
+	}
+	return in, nil
+}
+
+// Release sends up to limit due candidates to the fetch queue, each as a
+// new crawl, and returns how many it sent.
+func (s *Scheduler) Release(ctx context.Context, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	due, err := s.store.DueCandidates(ctx, s.now().Unix(), limit)
+	if err != nil {
+		return 0, fmt.Errorf("release: %w", err)
+	}
+	return s.release(ctx, due)
+}
+
+// Requeue releases again, as new crawls, candidates released before
+// staleAfter ago whose crawl never got recorded: their fetch message was
+// lost (a crash between release and send). A fetch message of the old
+// crawl that still arrives is dropped as stale, so nothing is fetched twice.
+func (s *Scheduler) Requeue(ctx context.Context, staleAfter time.Duration, limit int) (int, error) {
+	stale, err := s.store.StaleQueued(ctx, s.now().Add(-staleAfter).Unix(), limit)
+	if err != nil {
+		return 0, fmt.Errorf("requeue: %w", err)
+	}
+	return s.release(ctx, stale)
+}
+
+func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, error) {
+	now := s.now().Unix()
+	var bodies [][]byte
+	for _, c := range cands {
+		c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, uuid.NewString(), now
+		if c.CrawlType == 0 {
+			c.CrawlType = crawl.CrawlFirst
+		}
+		err := s.store.PutCandidate(ctx, c)
+		if errors.Is(err, crawl.ErrConflict) {
+			continue // changed under us; the next release sees it
+		}
+		if err != nil {
+			return 0, fmt.Errorf("release %s: %w", c.URL, err)
+		}
+		b, err := json.Marshal(crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth})
+		if err != nil {
+			return 0, fmt.Errorf("encode fetch task: %w", err)
+		}
+		bodies = append(bodies, b)
+	}
+	if err := s.fetch.Send(ctx, bodies...); err != nil {
+		return 0, fmt.Errorf("send %d fetch tasks: %w", len(bodies), err)
+	}
+	return len(bodies), nil
+}
