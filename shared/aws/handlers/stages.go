@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -16,18 +15,6 @@ import (
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/stage/fetch"
 )
-
-// Task adapts a stage's typed Handle to a message handler: a body that
-// is not the task's JSON is bad input (dead-lettered with the reason).
-func Task[T any](h func(context.Context, T) error) func(context.Context, []byte) error {
-	return func(ctx context.Context, b []byte) error {
-		var t T
-		if err := json.Unmarshal(b, &t); err != nil {
-			return crawl.E("decode message", crawl.KindInvalid, err)
-		}
-		return h(ctx, t)
-	}
-}
 
 // Queue is an SQS-triggered function over one stage.
 type Queue struct {
@@ -52,7 +39,7 @@ func (h *Queue) Handle(ctx context.Context, ev events.SQSEvent) (resp events.SQS
 // delay. Pages by outcome, bytes and fetch latency go out as metrics.
 func NewFetcher(stage *fetch.Fetcher, batch sqsbatch.Processor, metrics *emf.Recorder) *Queue {
 	stage.OnCrawl = func(cr crawl.Crawl) { RecordCrawlMetrics(metrics, cr) }
-	batch.Handle = Task(stage.Handle)
+	batch.Handle = crawl.TaskHandler(stage.Handle)
 	batch.Deferred = Busy
 	return &Queue{Batch: batch, Metrics: metrics}
 }
@@ -84,7 +71,7 @@ func RecordCrawlMetrics(m *emf.Recorder, cr crawl.Crawl) {
 // NewStage returns the handler of a function over a stage that needs no
 // more than decoding its task (parser, summarizer).
 func NewStage[T any](handle func(context.Context, T) error, batch sqsbatch.Processor, metrics *emf.Recorder) *Queue {
-	batch.Handle = Task(handle)
+	batch.Handle = crawl.TaskHandler(handle)
 	batch.OnOutcome = func(o string) { metrics.Add("Messages", emf.Count, 1, "Outcome", o) }
 	return &Queue{Batch: batch, Metrics: metrics}
 }

@@ -5,7 +5,7 @@
 //   - deferred (the host is busy elsewhere): sent again with a delay, then
 //     acknowledged, so waiting costs neither Lambda time nor a receive;
 //   - transient failure: reported for retry, after a backoff set on its
-//     visibility; after MaxReceives tries it is dead-lettered;
+//     visibility; after Retry.MaxReceives tries it is dead-lettered;
 //   - permanent failure (bad input): moved to the dead-letter queue with
 //     the reason as message attributes, logged, and acknowledged.
 //
@@ -15,7 +15,6 @@ package sqsbatch
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -54,15 +53,19 @@ type Processor struct {
 	Deferred func(err error) (time.Duration, bool)
 	// Concurrency is how many records are handled at once (default 1).
 	Concurrency int
-	// MaxReceives is how many tries a transiently failing message gets
-	// before it is dead-lettered here with its reason (default 5; keep it
-	// below the queue's maxReceiveCount).
-	MaxReceives int
-	Log         *slog.Logger
+	// Retry decides between a retry and the dead-letter queue (its
+	// MaxReceives stays below the queue's maxReceiveCount). The zero
+	// value is DefaultRetry.
+	Retry crawl.RetryPolicy
+	Log   *slog.Logger
 	// OnOutcome, if set, is called once per record with what happened:
 	// "ok", "deferred", "retry" or "dead-letter".
 	OnOutcome func(outcome string)
 }
+
+// DefaultRetry is the functions' retry policy: a try every 2, 4, 8 and
+// 16 s (set on the message's visibility), then the dead-letter queue.
+var DefaultRetry = crawl.RetryPolicy{MaxReceives: crawl.DefaultMaxReceives, Base: time.Second, Max: 256 * time.Second}
 
 // Process handles a batch and returns the records to retry.
 func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
@@ -92,6 +95,7 @@ func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQS
 
 // one handles a record and reports whether it may be deleted.
 func (p *Processor) one(ctx context.Context, r events.SQSMessage) bool {
+
 	log := p.log().With("queue", p.Queue, "message_id", r.MessageId)
 	body := []byte(r.Body)
 	err := p.Handle(ctx, body)
@@ -101,44 +105,44 @@ func (p *Processor) one(ctx context.Context, r events.SQSMessage) bool {
 	}
 	if d, ok := p.deferred(err); ok && p.Requeue != nil {
 		if serr := p.Requeue.SendDelayed(ctx, d, body); serr != nil {
-			log.Error("re-sending a deferred message failed; it will be retried", "err", serr)
+			log.ErrorContext(ctx, "re-sending a deferred message failed; it will be retried", "err", serr)
 			p.outcome("retry")
 			return false
 		}
-		log.Debug("message deferred", "after", d, "reason", err)
+		log.DebugContext(ctx, "message deferred", "after", d, "reason", err)
 		p.outcome("deferred")
 		return true
 	}
 	tries := receiveCount(r)
-	maxTries := p.MaxReceives
-	if maxTries == 0 {
-		maxTries = 5
-	}
-	if crawl.IsTransient(err) && tries < maxTries {
-		backoff := time.Duration(1<<min(tries, 8)) * time.Second
+	v := p.retry().Decide(err, tries)
+	if v.Action == crawl.Retry {
 		if p.Visibility != nil {
-			if verr := p.Visibility.ChangeVisibility(ctx, r.ReceiptHandle, backoff); verr != nil {
-				log.Warn("setting the retry backoff failed", "err", verr)
+			if verr := p.Visibility.ChangeVisibility(ctx, r.ReceiptHandle, v.Delay); verr != nil {
+				log.WarnContext(ctx, "setting the retry backoff failed", "err", verr)
 			}
 		}
-		log.Warn("message failed; will retry", "try", tries, "retry_in", backoff, "err", err)
+		log.WarnContext(ctx, "message failed; will retry", "try", tries, "retry_in", v.Delay, "err", err)
 		p.outcome("retry")
 		return false
 	}
-	reason := err.Error()
-	if crawl.IsTransient(err) {
-		reason = fmt.Sprintf("failed %d times, last: %v", tries, err)
-	}
+	reason := v.Reason
 	attrs := map[string]string{"reason": reason, "source_queue": p.Queue, "message_id": r.MessageId,
 		"receive_count": strconv.Itoa(tries), "dead_lettered_at": time.Now().UTC().Format(time.RFC3339)}
 	if derr := p.DeadLetters.SendWithAttributes(ctx, body, attrs); derr != nil {
-		log.Error("dead-lettering a message failed; it will be retried", "reason", reason, "err", derr)
+		log.ErrorContext(ctx, "dead-lettering a message failed; it will be retried", "reason", reason, "err", derr)
 		p.outcome("retry")
 		return false
 	}
-	log.Warn("message cannot be handled; moved to the dead-letter queue", "reason", reason, "body", crawl.Truncate(r.Body, 512))
+	log.WarnContext(ctx, "message cannot be handled; moved to the dead-letter queue", "reason", reason, "body", crawl.Truncate(r.Body, 512))
 	p.outcome("dead-letter")
 	return true
+}
+
+func (p *Processor) retry() crawl.RetryPolicy {
+	if p.Retry == (crawl.RetryPolicy{}) {
+		return DefaultRetry
+	}
+	return p.Retry
 }
 
 func (p *Processor) deferred(err error) (time.Duration, bool) {

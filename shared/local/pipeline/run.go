@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
@@ -60,7 +59,9 @@ type Result struct {
 	StillDue    bool                   // candidates left due, now or later: a next run has work
 }
 
-const maxReceives = 5
+// retryPolicy is crawl's one retry policy, with waits sized for one
+// machine: 200 ms doubling to 6.4 s, then the dead-letter queue.
+var retryPolicy = crawl.RetryPolicy{MaxReceives: crawl.DefaultMaxReceives, Base: 100 * time.Millisecond, Max: 6400 * time.Millisecond}
 
 // Run crawls until nothing is due, or ctx is done.
 func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
@@ -147,9 +148,9 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 		_, err = sched.Admit(ctx, ev)
 		return err
 	})
-	spawn(QueueFetch, cfg.Concurrency, 1, handler(fetcher.Handle))
-	spawn(QueueParse, 2, 4, handler(parser.Handle))
-	spawn(QueueSummarize, 1, 16, handler(summarizer.Handle))
+	spawn(QueueFetch, cfg.Concurrency, 1, crawl.TaskHandler(fetcher.Handle))
+	spawn(QueueParse, 2, 4, crawl.TaskHandler(parser.Handle))
+	spawn(QueueSummarize, 1, 16, crawl.TaskHandler(summarizer.Handle))
 
 	released := 0
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -240,17 +241,6 @@ loop:
 	return res, runErr
 }
 
-// handler adapts a stage's typed Handle to a message handler.
-func handler[T any](h func(context.Context, T) error) func(context.Context, []byte) error {
-	return func(ctx context.Context, b []byte) error {
-		var t T
-		if err := json.Unmarshal(b, &t); err != nil {
-			return crawl.E("decode message", crawl.KindInvalid, err)
-		}
-		return h(ctx, t)
-	}
-}
-
 type runner struct {
 	d     *DataDir
 	log   *slog.Logger
@@ -282,8 +272,8 @@ func (r *runner) sender(q string) queueSender { return queueSender{r: r, q: q} }
 
 // work takes messages from a queue until ctx is done: a handled message
 // is deleted; a transient failure is retried with backoff and, after
-// maxReceives tries, dead-lettered with its reason, as is a message that
-// can never be handled.
+// retryPolicy's tries, dead-lettered with its reason, as is a message
+// that can never be handled.
 func (r *runner) work(ctx context.Context, q string, batch int, h func(context.Context, []byte) error) {
 	for ctx.Err() == nil {
 		msgs, err := r.d.DB.Receive(ctx, q, batch, r.lease)
@@ -342,19 +332,15 @@ func (r *runner) handle(ctx context.Context, q string, m sqlite.Message, h func(
 
 func (r *runner) settle(ctx context.Context, q string, m sqlite.Message, err error) {
 	var serr error
-	switch {
-	case err == nil:
+	if err == nil {
 		serr = r.d.DB.Delete(ctx, q, m.ID)
-	case !crawl.IsTransient(err):
-		r.log.Warn("message cannot be handled; moved to dead-letter queue", "queue", q, "err", err, "body", string(m.Body))
-		serr = r.d.DB.DeadLetter(ctx, q, m.ID, err.Error())
-	case m.ReceiveCount >= maxReceives:
-		r.log.Error("message failed too often; moved to dead-letter queue", "queue", q, "tries", m.ReceiveCount, "err", err)
-		serr = r.d.DB.DeadLetter(ctx, q, m.ID, fmt.Sprintf("failed %d times, last: %v", m.ReceiveCount, err))
-	default:
-		delay := time.Duration(1<<min(m.ReceiveCount, 6)) * 100 * time.Millisecond
-		r.log.Warn("message failed; will retry", "queue", q, "try", m.ReceiveCount, "retry_in", delay, "err", err)
-		serr = r.d.DB.Retry(ctx, q, m.ID, delay)
+	} else if v := retryPolicy.Decide(err, m.ReceiveCount); v.Action == crawl.DeadLetter {
+		r.log.WarnContext(ctx, "message cannot be handled; moved to dead-letter queue", "queue", q, "tries", m.ReceiveCount,
+			"reason", v.Reason, "body", crawl.Truncate(string(m.Body), 512))
+		serr = r.d.DB.DeadLetter(ctx, q, m.ID, v.Reason)
+	} else {
+		r.log.WarnContext(ctx, "message failed; will retry", "queue", q, "try", m.ReceiveCount, "retry_in", v.Delay, "err", err)
+		serr = r.d.DB.Retry(ctx, q, m.ID, v.Delay)
 	}
 	if serr != nil && !errors.Is(serr, context.Canceled) {
 		r.log.Error("settling message failed", "queue", q, "err", serr)
