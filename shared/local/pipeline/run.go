@@ -63,19 +63,12 @@ type Result struct {
 // machine: 200 ms doubling to 6.4 s, then the dead-letter queue.
 var retryPolicy = crawl.RetryPolicy{MaxReceives: crawl.DefaultMaxReceives, Base: 100 * time.Millisecond, Max: 6400 * time.Millisecond}
 
-// Run crawls until nothing is due, or ctx is done.
+// Run crawls until nothing is due, or ctx is done: it registers this
+// process as an agent, resumes what a killed run left, starts the stage
+// workers, releases due candidates as workers free up, and reports.
 func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	start := time.Now()
-	log := cfg.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	if cfg.Concurrency < 1 {
-		cfg.Concurrency = 1
-	}
-	if cfg.Client == nil {
-		cfg.Client = &http.Client{}
-	}
+	cfg = cfg.withDefaults()
 	host, _ := os.Hostname()
 	agent := crawl.Agent{TimeStarted: start.Unix(), UUID: uuid.NewString(), Name: "crawler@" + host, HTTPUserAgent: &cfg.Fetch.UserAgent}
 	if err := d.DB.RegisterAgent(ctx, agent); err != nil {
@@ -84,38 +77,88 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	cfg.Fetch.AgentUUID = agent.UUID
 	res := Result{AgentUUID: agent.UUID}
 
-	r := &runner{d: d, log: log, wake: map[string]chan struct{}{}, lease: 10 * time.Minute}
+	r := &runner{d: d, log: cfg.Log, wake: map[string]chan struct{}{}, lease: 10 * time.Minute}
 	for _, q := range allQueues {
 		r.wake[q] = make(chan struct{}, 1)
 	}
-	sched := schedule.New(d.DB, r.sender(QueueFetch), cfg.Policy, log)
-	fetcher := fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: r.sender(QueueEnqueue), Parse: r.sender(QueueParse),
+	st := r.newStages(cfg)
+	if err := r.resume(ctx, st.sched, cfg, start); err != nil {
+		return res, err
+	}
+	wctx, stop := context.WithCancel(ctx)
+	wg := r.startWorkers(wctx, st, cfg.Concurrency)
+	stillDue, runErr := r.drive(ctx, st, cfg, start)
+	stop()
+	wg.Wait()
+
+	// A cancelled run still reports what it did.
+	res.StillDue = stillDue
+	res.Crawled, res.Bytes, res.Elapsed = st.crawled.Load(), st.bytes.Load(), time.Since(start)
+	if err := d.report(context.WithoutCancel(ctx), &res); err != nil && runErr == nil {
+		runErr = err
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(Progress{Crawled: res.Crawled, Bytes: res.Bytes, Elapsed: res.Elapsed})
+	}
+	return res, runErr
+}
+
+func (cfg Config) withDefaults() Config {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Concurrency < 1 {
+		cfg.Concurrency = 1
+	}
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{}
+	}
+	return cfg
+}
+
+// stages are one run's four stages over the data directory, and what
+// the fetcher has recorded so far.
+type stages struct {
+	sched          *schedule.Scheduler
+	fetcher        *fetch.Fetcher
+	parser         *parse.Parser
+	summarizer     *summarize.Summarizer
+	crawled, bytes atomic.Int64
+}
+
+func (r *runner) newStages(cfg Config) *stages {
+	d, log := r.d, cfg.Log
+	st := &stages{sched: schedule.New(d.DB, r.sender(QueueFetch), cfg.Policy, log)}
+	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: r.sender(QueueEnqueue), Parse: r.sender(QueueParse),
 		Summarize: r.sender(QueueSummarize)}, cfg.Client, politeness.NewGate(), cfg.Fetch, log)
-	var crawled, bytes atomic.Int64
-	fetcher.OnCrawl = func(cr crawl.Crawl) {
-		crawled.Add(1)
+	st.fetcher.OnCrawl = func(cr crawl.Crawl) {
+		st.crawled.Add(1)
 		if cr.File != nil && cr.File.FileSize != nil {
-			bytes.Add(*cr.File.FileSize)
+			st.bytes.Add(*cr.File.FileSize)
 		}
 	}
-	parser := parse.New(d.Blobs, d.DB, r.sender(QueueEnqueue), r.sender(QueueSummarize), cfg.Parse, log)
-	summarizer := summarize.New(d.DB, d.Blobs, cfg.Summarize, log)
+	st.parser = parse.New(d.Blobs, d.DB, r.sender(QueueEnqueue), r.sender(QueueSummarize), cfg.Parse, log)
+	st.summarizer = summarize.New(d.DB, d.Blobs, cfg.Summarize, log)
+	return st
+}
 
-	// Resume: leases held by a killed process are void; candidates it
-	// released are released again as new crawls (their old fetch
-	// messages are then dropped as stale, so nothing is fetched twice).
-	if err := d.DB.ReleaseLeases(ctx, allQueues...); err != nil {
-		return res, err
+// resume voids the leases a killed process held and re-releases the
+// candidates it had released, as new crawls (their old fetch messages
+// are then dropped as stale, so nothing is fetched twice); marks every
+// known URL due on --recrawl; and enqueues the seeds.
+func (r *runner) resume(ctx context.Context, sched *schedule.Scheduler, cfg Config, start time.Time) error {
+	if err := r.d.DB.ReleaseLeases(ctx, allQueues...); err != nil {
+		return err
 	}
 	// One pass over all of them: a paged loop would pick up the ones it
 	// just re-released (queued in this same second) again and again. They
 	// are few: at most the fetch budget and the crawls in flight.
 	if _, err := sched.Requeue(ctx, 0, math.MaxInt32); err != nil {
-		return res, err
+		return err
 	}
 	if cfg.Recrawl {
-		if _, err := d.DB.MarkAllDue(ctx, start.Unix(), crawl.CrawlReenqueued); err != nil {
-			return res, err
+		if _, err := r.d.DB.MarkAllDue(ctx, start.Unix(), crawl.CrawlReenqueued); err != nil {
+			return err
 		}
 	}
 	var seeds [][]byte
@@ -127,17 +170,16 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 		b, _ := json.Marshal(ev)
 		seeds = append(seeds, b)
 	}
-	if err := r.sender(QueueEnqueue).Send(ctx, seeds...); err != nil {
-		return res, err
-	}
+	return r.sender(QueueEnqueue).Send(ctx, seeds...)
+}
 
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
+// startWorkers starts each queue's workers; they stop when ctx is done.
+func (r *runner) startWorkers(ctx context.Context, st *stages, fetchers int) *sync.WaitGroup {
 	var wg sync.WaitGroup
 	spawn := func(q string, n, batch int, h func(context.Context, []byte) error) {
 		for i := 0; i < n; i++ {
 			wg.Add(1)
-			go func() { defer wg.Done(); r.work(wctx, q, batch, h) }()
+			go func() { defer wg.Done(); r.work(ctx, q, batch, h) }()
 		}
 	}
 	spawn(QueueEnqueue, 1, 64, func(ctx context.Context, b []byte) error {
@@ -145,100 +187,88 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 		if err != nil {
 			return err
 		}
-		_, err = sched.Admit(ctx, ev)
+		_, err = st.sched.Admit(ctx, ev)
 		return err
 	})
-	spawn(QueueFetch, cfg.Concurrency, 1, crawl.TaskHandler(fetcher.Handle))
-	spawn(QueueParse, 2, 4, crawl.TaskHandler(parser.Handle))
-	spawn(QueueSummarize, 1, 16, crawl.TaskHandler(summarizer.Handle))
+	spawn(QueueFetch, fetchers, 1, crawl.TaskHandler(st.fetcher.Handle))
+	spawn(QueueParse, 2, 4, crawl.TaskHandler(st.parser.Handle))
+	spawn(QueueSummarize, 1, 16, crawl.TaskHandler(st.summarizer.Handle))
+	return &wg
+}
 
+// drive releases due candidates as fetch workers free up (two tasks
+// queued per worker, within the --max-pages budget) and reports progress,
+// until the queues are empty and nothing is due, or ctx is done. It says
+// whether candidates are left due later (a next run has work).
+func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.Time) (stillDue bool, err error) {
 	released := 0
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	lastProgress := time.Time{}
-	var runErr error
-loop:
 	for {
 		select {
 		case <-ctx.Done():
-			runErr = ctx.Err()
-			break loop
+			return false, ctx.Err()
 		case <-tick.C:
 		}
-		fetchPending, err := d.DB.Pending(ctx, QueueFetch)
+		fetchPending, err := r.d.DB.Pending(ctx, QueueFetch)
 		if err != nil {
-			runErr = err
-			break
+			return false, err
 		}
 		budget := 2*cfg.Concurrency - fetchPending
 		if cfg.MaxPages > 0 {
 			budget = min(budget, cfg.MaxPages-released)
 		}
 		if budget > 0 {
-			n, err := sched.Release(ctx, budget)
+			n, err := st.sched.Release(ctx, budget)
 			if err != nil {
-				runErr = err
-				break
+				return false, err
 			}
 			released += n
 			if n > 0 {
 				r.notify(QueueFetch)
 			}
 		}
-		pending, err := d.DB.Pending(ctx, allQueues...)
+		pending, err := r.d.DB.Pending(ctx, allQueues...)
 		if err != nil {
-			runErr = err
-			break
+			return false, err
 		}
 		if cfg.Progress != nil && time.Since(lastProgress) >= 200*time.Millisecond {
 			lastProgress = time.Now()
-			cfg.Progress(Progress{Crawled: crawled.Load(), Bytes: bytes.Load(), Pending: pending, Elapsed: time.Since(start)})
+			cfg.Progress(Progress{Crawled: st.crawled.Load(), Bytes: st.bytes.Load(), Pending: pending, Elapsed: time.Since(start)})
 		}
 		if pending > 0 {
 			continue
 		}
-		due, err := d.DB.DueCandidates(ctx, time.Now().Unix(), 1)
+		due, err := r.d.DB.DueCandidates(ctx, time.Now().Unix(), 1)
 		if err != nil {
-			runErr = err
-			break
+			return false, err
 		}
 		if len(due) == 0 || cfg.MaxPages > 0 && released >= cfg.MaxPages {
 			// Candidates due later (robots.txt unavailable for a while,
 			// or --max-pages reached) wait for the next run.
-			_, res.StillDue, err = d.DB.NextDue(ctx)
-			if err != nil {
-				runErr = err
-			}
-			break
+			_, stillDue, err = r.d.DB.NextDue(ctx)
+			return stillDue, err
 		}
 	}
-	stop()
-	wg.Wait()
+}
 
-	// A cancelled run still reports what it did.
-	bg := context.WithoutCancel(ctx)
-	res.Crawled, res.Bytes, res.Elapsed = crawled.Load(), bytes.Load(), time.Since(start)
-	if err := d.DB.FinishAgent(bg, agent.UUID, time.Now().Unix()); err != nil && runErr == nil {
-		runErr = err
-	}
+// report fills in the run's outcomes, the candidates ruled out and the
+// dead letters; the agent is marked finished.
+func (d *DataDir) report(ctx context.Context, res *Result) error {
+	var errs []error
+	errs = append(errs, d.DB.FinishAgent(ctx, res.AgentUUID, time.Now().Unix()))
 	var err error
-	if res.Outcomes, err = d.DB.OutcomeCounts(bg, agent.UUID); err != nil && runErr == nil {
-		runErr = err
-	}
-	if res.Filtered, err = d.DB.FilteredCounts(bg); err != nil && runErr == nil {
-		runErr = err
-	}
+	res.Outcomes, err = d.DB.OutcomeCounts(ctx, res.AgentUUID)
+	errs = append(errs, err)
+	res.Filtered, err = d.DB.FilteredCounts(ctx)
+	errs = append(errs, err)
 	for _, q := range allQueues {
-		dl, err := d.DB.DeadLetters(bg, q)
-		if err != nil && runErr == nil {
-			runErr = err
-		}
+		dl, err := d.DB.DeadLetters(ctx, q)
+		errs = append(errs, err)
 		res.DeadLetters += len(dl)
 	}
-	if cfg.Progress != nil {
-		cfg.Progress(Progress{Crawled: res.Crawled, Bytes: res.Bytes, Elapsed: res.Elapsed})
-	}
-	return res, runErr
+	return errors.Join(errs...)
 }
 
 type runner struct {
