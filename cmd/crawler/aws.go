@@ -46,7 +46,7 @@ func openStack(ctx context.Context, name string) (*dynamo.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := stack.NewClients(ctx)
+	c, err := stack.NewClients(ctx, stack.WithS3)
 	if err != nil {
 		return nil, err
 	}

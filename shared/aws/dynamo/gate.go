@@ -251,16 +251,16 @@ func (g *Gate) releaser(ctx context.Context, host, token string, delay time.Dura
 			case conditionFailed(err):
 				// Our lease ran out and another request took the slot:
 				// its own release records the end.
-				g.logf("politeness gate: lease of %s ran out before the request finished", host)
+				g.logf(ctx, "politeness gate: lease of %s ran out before the request finished", host)
 			case err != nil:
-				g.logf("politeness gate: give back %s (free again when its lease runs out): %v", host, err)
+				g.logf(ctx, "politeness gate: give back %s (free again when its lease runs out): %v", host, err)
 			}
 		})
 	}
 }
 
-func (g *Gate) logf(format string, args ...any) {
+func (g *Gate) logf(ctx context.Context, format string, args ...any) {
 	if g.cfg.Log != nil {
-		g.cfg.Log.Warn(fmt.Sprintf(format, args...))
+		g.cfg.Log.WarnContext(ctx, fmt.Sprintf(format, args...))
 	}
 }

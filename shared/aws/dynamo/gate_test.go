@@ -11,11 +11,7 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/serverless-crawler/crawler/shared/stage/fetch"
 )
-
-var _ fetch.Politeness = (*Gate)(nil)
 
 // otherEnvironment is a store over db's tables with a client of its own,
 // as a separate Lambda execution environment has.

@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
-	"github.com/serverless-crawler/crawler/shared/stage/fetch"
 )
 
 // robots.txt files shared by the fetcher's execution environments:
@@ -26,49 +25,47 @@ import (
 // is not shared, and each environment fetches it itself.
 const maxRobotsItem = 350 << 10
 
-var _ fetch.RobotsStore = (*DB)(nil)
-
 func robotsKey(origin string) map[string]types.AttributeValue {
 	return ctlKey("robots#"+origin, "robots.txt")
 }
 
 // GetRobots returns the shared robots.txt of an origin, or
 // crawl.ErrNotFound.
-func (d *DB) GetRobots(ctx context.Context, origin string) (fetch.RobotsFile, error) {
+func (d *DB) GetRobots(ctx context.Context, origin string) (crawl.RobotsFile, error) {
 	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(d.t.Control), Key: robotsKey(origin)})
 	if err != nil {
-		return fetch.RobotsFile{}, fmt.Errorf("get robots.txt of %s: %w", origin, err)
+		return crawl.RobotsFile{}, fmt.Errorf("get robots.txt of %s: %w", origin, err)
 	}
 	if out.Item == nil {
-		return fetch.RobotsFile{}, crawl.ErrNotFound
+		return crawl.RobotsFile{}, crawl.ErrNotFound
 	}
 	st, ok1 := out.Item["status"].(*types.AttributeValueMemberN)
 	at, ok2 := out.Item["fetched_at_ms"].(*types.AttributeValueMemberN)
 	body, ok3 := out.Item["body_gz"].(*types.AttributeValueMemberB)
 	if !ok1 || !ok2 || !ok3 {
-		return fetch.RobotsFile{}, fmt.Errorf("robots.txt item of %s is malformed", origin)
+		return crawl.RobotsFile{}, fmt.Errorf("robots.txt item of %s is malformed", origin)
 	}
 	var status, ms int64
 	if _, err := fmt.Sscan(st.Value, &status); err != nil {
-		return fetch.RobotsFile{}, fmt.Errorf("robots.txt item of %s: status: %w", origin, err)
+		return crawl.RobotsFile{}, fmt.Errorf("robots.txt item of %s: status: %w", origin, err)
 	}
 	if _, err := fmt.Sscan(at.Value, &ms); err != nil {
-		return fetch.RobotsFile{}, fmt.Errorf("robots.txt item of %s: fetched_at_ms: %w", origin, err)
+		return crawl.RobotsFile{}, fmt.Errorf("robots.txt item of %s: fetched_at_ms: %w", origin, err)
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(body.Value))
 	if err != nil {
-		return fetch.RobotsFile{}, fmt.Errorf("robots.txt item of %s: %w", origin, err)
+		return crawl.RobotsFile{}, fmt.Errorf("robots.txt item of %s: %w", origin, err)
 	}
 	b, err := io.ReadAll(zr)
 	if err != nil {
-		return fetch.RobotsFile{}, fmt.Errorf("robots.txt item of %s: %w", origin, err)
+		return crawl.RobotsFile{}, fmt.Errorf("robots.txt item of %s: %w", origin, err)
 	}
-	return fetch.RobotsFile{Status: int(status), Body: b, FetchedAt: time.UnixMilli(ms)}, nil
+	return crawl.RobotsFile{Status: int(status), Body: b, FetchedAt: time.UnixMilli(ms)}, nil
 }
 
 // PutRobots shares an origin's robots.txt, unless a later fetch of it is
 // already shared.
-func (d *DB) PutRobots(ctx context.Context, origin string, f fetch.RobotsFile) error {
+func (d *DB) PutRobots(ctx context.Context, origin string, f crawl.RobotsFile) error {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	zw.Write(f.Body)

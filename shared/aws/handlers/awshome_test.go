@@ -1,4 +1,4 @@
-package handlers
+package handlers_test
 
 import (
 	"context"
@@ -23,6 +23,11 @@ import (
 
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
 	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers/fetcher"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers/parser"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers/scheduler"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers/summarizer"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/aws/stack"
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -99,13 +104,14 @@ func (h *awsHome) functions(envs int, env environment) ([]function, func(context
 			return h.clients, slog.New(slog.DiscardHandler), io.Discard
 		}
 	}
-	with := func(q string) stack.Settings {
+	// in is the environment of the named function, consuming queue q.
+	in := func(name, q string) handlers.Env {
+		c, log, metrics := env(name)
 		s := h.settings
 		s.DeadLetterQueue = h.queues[q+"-dlq"].URL()
-		return s
+		return handlers.Env{Settings: s, Clients: c, Log: log, Metrics: metrics}
 	}
-	c, log, metrics := env("scheduler")
-	sched, err := NewSchedulerFunction(ctx, with("enqueue"), c, log, metrics)
+	sched, err := scheduler.New(ctx, in("scheduler", "enqueue"))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -116,20 +122,17 @@ func (h *awsHome) functions(envs int, env environment) ([]function, func(context
 		return resp, err
 	}}}
 	for range envs {
-		c, log, metrics := env("fetcher")
-		f, err := NewFetcherFunction(ctx, with("fetch"), c, log, metrics)
+		f, err := fetcher.New(ctx, in("fetcher", "fetch"))
 		if err != nil {
 			h.t.Fatal(err)
 		}
 		fs = append(fs, function{"fetch", f.Handle})
 	}
-	c, log, metrics = env("parser")
-	p, err := NewParserFunction(ctx, with("parse"), c, log, metrics)
+	p, err := parser.New(ctx, in("parser", "parse"))
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	c, log, metrics = env("summarizer")
-	s, err := NewSummarizerFunction(ctx, with("summarize"), c, log, metrics)
+	s, err := summarizer.New(ctx, in("summarizer", "summarize"))
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package handlers
+package handlers_test
 
 import (
 	"bytes"
@@ -24,7 +24,6 @@ import (
 
 	"github.com/serverless-crawler/crawler/bench/cost/costmodel"
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
-	"github.com/serverless-crawler/crawler/shared/aws/lambdalog"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/aws/stack"
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -216,7 +215,7 @@ func reportCost(b *testing.B, phase string, t *costmodel.Totals, e *costmodel.Es
 // metered clients, a Lambda logger and metrics, all writing to logs.
 func (h *awsHome) metered(logs *lineSink) environment {
 	return func(name string) (stack.Clients, *slog.Logger, io.Writer) {
-		log, _ := lambdalog.New(logs, slog.LevelInfo, name)
+		log := slog.New(slog.NewJSONHandler(logs, nil)).With("function", name)
 		return emulatorClients(h.t, awsmeter.New()), log, logs
 	}
 }

@@ -1,4 +1,4 @@
-package handlers
+package handlers_test
 
 import (
 	"context"
@@ -17,6 +17,8 @@ import (
 
 	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
 	"github.com/serverless-crawler/crawler/shared/aws/emf"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers/fetcher"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers/scheduler"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
@@ -71,7 +73,7 @@ func sqsEvent(bodies ...string) events.SQSEvent {
 	return ev
 }
 
-func newScheduler(t *testing.T) (*Scheduler, *sqlite.DB, *queue, *queue) {
+func newScheduler(t *testing.T) (*scheduler.Scheduler, *sqlite.DB, *queue, *queue) {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "crawl.db"))
 	if err != nil {
@@ -80,8 +82,8 @@ func newScheduler(t *testing.T) (*Scheduler, *sqlite.DB, *queue, *queue) {
 	t.Cleanup(func() { db.Close() })
 	fetchQ, dlq := &queue{}, &queue{}
 	log := slog.New(slog.DiscardHandler)
-	h := &Scheduler{
-		Sched:        schedule.New(db, SpreadingSender{Queue: fetchQ, Delay: time.Second}, schedule.Policy{MaxDepth: -1}, log),
+	h := &scheduler.Scheduler{
+		Sched:        schedule.New(db, scheduler.SpreadingSender{Queue: fetchQ, Delay: time.Second}, schedule.Policy{MaxDepth: -1}, log),
 		Status:       db,
 		Batch:        sqsbatch.Processor{Queue: "enqueue", DeadLetters: dlq, Log: log},
 		Metrics:      emf.New(io.Discard, "scheduler"),
@@ -173,7 +175,7 @@ func TestProcessorOutcomes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			self, dlq := &queue{}, &queue{}
-			p := sqsbatch.Processor{Queue: "fetch", DeadLetters: dlq, Requeue: self, Visibility: self, Deferred: Busy,
+			p := sqsbatch.Processor{Queue: "fetch", DeadLetters: dlq, Requeue: self, Visibility: self, Deferred: fetcher.Busy,
 				Handle: func(context.Context, []byte) error { return c.err }}
 			ev := sqsEvent(`{"url":"http://a.test/"}`)
 			ev.Records[0].Attributes["ApproximateReceiveCount"] = c.receives

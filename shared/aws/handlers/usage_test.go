@@ -1,4 +1,4 @@
-package handlers
+package handlers_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
 	"github.com/serverless-crawler/crawler/shared/aws/emf"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -23,7 +24,7 @@ import (
 func TestQueueWritesUsageRecords(t *testing.T) {
 	var out bytes.Buffer
 	q := &queue{}
-	h := NewStage(func(ctx context.Context, task struct {
+	h := handlers.NewStage(func(ctx context.Context, task struct {
 		URL string `json:"url"`
 	}) error {
 		if task.URL == "fail" {

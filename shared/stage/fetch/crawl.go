@@ -84,7 +84,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		if !retry {
 			break
 		}
-		f.log.Info("retrying", "url", c.URL, "attempt", attempt+1, "after", wait, "reason", res.msg)
+		f.log.InfoContext(ctx, "retrying", "url", c.URL, "attempt", attempt+1, "after", wait, "reason", res.msg)
 		if err := sleep(ctx, wait); err != nil {
 			return out, err
 		}
@@ -248,9 +248,9 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (*robots.Rules, e
 		return robots.Unreachable(errors.New(msg), now, f.cfg.RobotsErrorTTL), nil
 	}
 	if f.SharedRobots != nil {
-		rf := RobotsFile{Status: resp.StatusCode, Body: body, FetchedAt: now}
+		rf := crawl.RobotsFile{Status: resp.StatusCode, Body: body, FetchedAt: now}
 		if err := f.SharedRobots.PutRobots(ctx, origin, rf); err != nil {
-			f.log.Warn("sharing robots.txt failed; other processes will fetch it too", "origin", origin, "err", err)
+			f.log.WarnContext(ctx, "sharing robots.txt failed; other processes will fetch it too", "origin", origin, "err", err)
 		}
 	}
 	return robots.FromResponse(resp.StatusCode, body, f.cfg.UserAgent, now, f.cfg.RobotsTTL, f.cfg.RobotsErrorTTL), nil
@@ -265,7 +265,7 @@ func (f *Fetcher) sharedRobots(ctx context.Context, origin string) *robots.Rules
 	rf, err := f.SharedRobots.GetRobots(ctx, origin)
 	if err != nil {
 		if !errors.Is(err, crawl.ErrNotFound) {
-			f.log.Warn("reading shared robots.txt failed; fetching it", "origin", origin, "err", err)
+			f.log.WarnContext(ctx, "reading shared robots.txt failed; fetching it", "origin", origin, "err", err)
 		}
 		return nil
 	}

@@ -43,20 +43,13 @@ type Politeness interface {
 	Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error)
 }
 
-// RobotsFile is a robots.txt response kept for other processes.
-type RobotsFile struct {
-	Status    int
-	Body      []byte
-	FetchedAt time.Time
-}
-
 // RobotsStore shares fetched robots.txt files between processes (the
 // Lambda home, where each execution environment has its own memory), so
 // that robots.txt is fetched once per origin and TTL, not once per
 // environment. Get returns crawl.ErrNotFound when there is none.
 type RobotsStore interface {
-	GetRobots(ctx context.Context, origin string) (RobotsFile, error)
-	PutRobots(ctx context.Context, origin string, f RobotsFile) error
+	GetRobots(ctx context.Context, origin string) (crawl.RobotsFile, error)
+	PutRobots(ctx context.Context, origin string, f crawl.RobotsFile) error
 }
 
 // Config is the fetch stage's settings.
@@ -79,10 +72,10 @@ type Config struct {
 // DefaultConfig returns the defaults named in the docs.
 func DefaultConfig() Config {
 	return Config{
-		UserAgent:       DefaultUserAgent,
-		Delay:           time.Second,
-		Timeout:         30 * time.Second,
-		MaxResourceSize: 10 << 20,
+		UserAgent:       crawl.DefaultUserAgent,
+		Delay:           crawl.DefaultDelay,
+		Timeout:         crawl.DefaultTimeout,
+		MaxResourceSize: crawl.DefaultMaxResourceSize,
 		MaxRedirects:    10,
 		MaxRetries:      2,
 		RetryBase:       500 * time.Millisecond,
@@ -92,9 +85,6 @@ func DefaultConfig() Config {
 		RobotsErrorTTL:  10 * time.Minute,
 	}
 }
-
-// DefaultUserAgent names the crawler and where to read about it.
-const DefaultUserAgent = "serverless-crawler/0.1 (+https://github.com/serverless-crawler/crawler)"
 
 // Queues are where the fetch stage sends its results.
 type Queues struct {
@@ -153,7 +143,7 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 		return fmt.Errorf("fetch %s: %w", t.URL, err)
 	}
 	if c.State != crawl.StateQueued || c.CrawlUUID != t.CrawlUUID {
-		f.log.Debug("dropping stale fetch task", "url", t.URL, "crawl_uuid", t.CrawlUUID, "current", c.CrawlUUID)
+		f.log.DebugContext(ctx, "dropping stale fetch task", "url", t.URL, "crawl_uuid", t.CrawlUUID, "current", c.CrawlUUID)
 		return nil
 	}
 	out, err := f.crawl(ctx, c, t)

@@ -72,7 +72,7 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 	}
 	doc := Extract(t.URL, text, t.ContentLanguage)
 	for _, w := range doc.Warnings {
-		p.log.Warn("page read partly", "url", t.URL, "warning", w)
+		p.log.WarnContext(ctx, "page read partly", "url", t.URL, "warning", w)
 	}
 	doc.NoFollow = doc.NoFollow || t.NoFollow
 	doc.NoIndex = doc.NoIndex || t.NoIndex

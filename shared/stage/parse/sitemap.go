@@ -15,7 +15,7 @@ import (
 func (p *Parser) handleSitemap(ctx context.Context, t crawl.ParseTask, body []byte) error {
 	kind, urls, err := sitemap.Parse(body)
 	if err != nil {
-		p.log.Warn("sitemap read partly", "url", t.URL, "err", err)
+		p.log.WarnContext(ctx, "sitemap read partly", "url", t.URL, "err", err)
 	}
 	if kind != sitemap.NotSitemap {
 		var bodies [][]byte

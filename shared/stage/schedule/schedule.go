@@ -256,7 +256,7 @@ func (s *Scheduler) recordInvalid(ctx context.Context, ev crawl.EnqueueEvent, ca
 	if err != nil {
 		return "", fmt.Errorf("record invalid URL %q: %w", ev.URL, err)
 	}
-	s.log.Debug("invalid URL in page", "url", ev.URL, "parent", ev.Parent, "err", cause)
+	s.log.DebugContext(ctx, "invalid URL in page", "url", ev.URL, "parent", ev.Parent, "err", cause)
 	return Filtered, nil
 }
 

@@ -28,17 +28,17 @@ func Robots(t *testing.T, open func(t *testing.T) RobotsCache) {
 			t.Fatalf("GetRobots before any put = %v, want ErrNotFound", err)
 		}
 		at := time.UnixMilli(time.Now().UnixMilli())
-		first := fetch.RobotsFile{Status: 200, Body: []byte("User-agent: *\nDisallow: /private\n" + strings.Repeat("# pad\n", 1000)), FetchedAt: at}
+		first := crawl.RobotsFile{Status: 200, Body: []byte("User-agent: *\nDisallow: /private\n" + strings.Repeat("# pad\n", 1000)), FetchedAt: at}
 		if err := r.PutRobots(t.Context(), origin, first); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.PutRobots(t.Context(), origin, fetch.RobotsFile{Status: 503, FetchedAt: at.Add(-time.Minute)}); err != nil {
+		if err := r.PutRobots(t.Context(), origin, crawl.RobotsFile{Status: 503, FetchedAt: at.Add(-time.Minute)}); err != nil {
 			t.Fatal(err)
 		}
 		if got, err := r.GetRobots(t.Context(), origin); err != nil || !reflect.DeepEqual(got, first) {
 			t.Fatalf("GetRobots = status %d, %v; want the first put back", got.Status, err)
 		}
-		newer := fetch.RobotsFile{Status: 404, Body: []byte{}, FetchedAt: at.Add(time.Minute)}
+		newer := crawl.RobotsFile{Status: 404, Body: []byte{}, FetchedAt: at.Add(time.Minute)}
 		if err := r.PutRobots(t.Context(), origin, newer); err != nil {
 			t.Fatal(err)
 		}

@@ -59,7 +59,7 @@ func openStack(t *testing.T) *deployed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := stack.NewClients(ctx)
+	c, err := stack.NewClients(ctx, stack.WithS3)
 	if err != nil {
 		t.Fatal(err)
 	}

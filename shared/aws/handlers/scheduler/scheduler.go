@@ -1,7 +1,7 @@
-// Package handlers are the Lambda functions' handlers: each takes the
-// event Lambda delivers, runs a stage over it, and says what to retry.
-// The functions' main.go build them once, with their clients.
-package handlers
+// Package scheduler builds the scheduler function: it admits the
+// enqueue events of SQS batches, releases due candidates to the fetch
+// queue, and on the recrawl schedule releases what is due again.
+package scheduler
 
 import (
 	"context"
@@ -14,11 +14,50 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
 	"github.com/serverless-crawler/crawler/shared/aws/emf"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/stage/schedule"
 )
+
+// Needs are the environment variables the function cannot start without.
+var Needs = []string{"CANDIDATES_TABLE", "CONTROL_TABLE", "ENQUEUE_QUEUE_URL", "FETCH_QUEUE_URL", "DEAD_LETTER_QUEUE_URL"}
+
+// New builds the scheduler's handler.
+func New(ctx context.Context, e handlers.Env) (*Scheduler, error) {
+	s, c := e.Settings, e.Clients
+	db := dynamo.New(c.DynamoDB, s.Tables)
+	if _, err := s.RegisterAgent(ctx, db, "scheduler"); err != nil {
+		return nil, err
+	}
+	fetchQ := SpreadingSender{Queue: sqsq.New(c.SQS, s.FetchQueue), Delay: s.Delay}
+	h := &Scheduler{
+		Sched:  schedule.New(db, fetchQ, schedule.Policy{MaxDepth: s.MaxDepth}, e.Log),
+		Status: db,
+		Batch: sqsbatch.Processor{Queue: "enqueue", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue),
+			Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.EnqueueQueue)}, Log: e.Log},
+		Metrics:      emf.New(e.Metrics, "scheduler"),
+		Log:          e.Log,
+		Usage:        awsmeter.NewReporter(c.Meter, e.Metrics, "scheduler", s.MemoryMB),
+		ReleaseLimit: 1000,
+		// Longer than the longest spread delay (15 min) plus a fetch.
+		StaleAfter: 30 * time.Minute,
+	}
+	h.Init()
+	return h, nil
+}
+
+// Handler is New's handler, for handlers.Start.
+func Handler(ctx context.Context, e handlers.Env) (func(context.Context, json.RawMessage) (any, error), error) {
+	h, err := New(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return h.Handle, nil
+}
 
 // StatusReader answers enqueue_type status events.
 type StatusReader interface {
@@ -64,7 +103,7 @@ func (h *Scheduler) admit(ctx context.Context, body []byte) error {
 		if err != nil {
 			return fmt.Errorf("status of %s: %w", ev.URL, err)
 		}
-		h.Log.Info("url status", "url", ev.URL, "status", st)
+		h.Log.InfoContext(ctx, "url status", "url", ev.URL, "status", st)
 	}
 	return nil
 }
@@ -103,7 +142,7 @@ func (h *Scheduler) Handle(ctx context.Context, raw json.RawMessage) (out any, e
 		// the schedule. A failure here loses nothing (the schedule
 		// releases them later), so the batch's outcome stands.
 		if _, err := h.release(ctx); err != nil {
-			h.Log.Error("releasing after admission failed; the schedule will", "err", err)
+			h.Log.ErrorContext(ctx, "releasing after admission failed; the schedule will", "err", err)
 		}
 		return resp, nil
 	}
@@ -119,7 +158,7 @@ func (h *Scheduler) Handle(ctx context.Context, raw json.RawMessage) (out any, e
 	if err != nil {
 		return nil, err
 	}
-	h.Log.Info("schedule run", "released", released, "requeued", requeued)
+	h.Log.InfoContext(ctx, "schedule run", "released", released, "requeued", requeued)
 	return map[string]int{"released": released, "requeued": requeued}, nil
 }
 

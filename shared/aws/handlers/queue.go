@@ -2,18 +2,15 @@ package handlers
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
-	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
 	"github.com/serverless-crawler/crawler/shared/aws/emf"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/crawl"
-	"github.com/serverless-crawler/crawler/shared/stage/fetch"
 )
 
 // Queue is an SQS-triggered function over one stage.
@@ -33,27 +30,6 @@ func (h *Queue) Handle(ctx context.Context, ev events.SQSEvent) (resp events.SQS
 	return h.Batch.Process(ctx, ev)
 }
 
-// NewFetcher returns the fetcher function's handler: fetch tasks,
-// several at once, each host spaced by the gate shared across
-// invocations; a task whose host is busy elsewhere is sent again with a
-// delay. Pages by outcome, bytes and fetch latency go out as metrics.
-func NewFetcher(stage *fetch.Fetcher, batch sqsbatch.Processor, metrics *emf.Recorder) *Queue {
-	stage.OnCrawl = func(cr crawl.Crawl) { RecordCrawlMetrics(metrics, cr) }
-	batch.Handle = crawl.TaskHandler(stage.Handle)
-	batch.Deferred = Busy
-	return &Queue{Batch: batch, Metrics: metrics}
-}
-
-// Busy reports whether err is the politeness gate deferring a fetch, and
-// for how long.
-func Busy(err error) (time.Duration, bool) {
-	var b *dynamo.BusyError
-	if errors.As(err, &b) {
-		return max(b.RetryAfter, time.Second), true
-	}
-	return 0, false
-}
-
 // RecordCrawlMetrics adds a recorded crawl to the metrics: pages by
 // outcome, body bytes, and each request's latency.
 func RecordCrawlMetrics(m *emf.Recorder, cr crawl.Crawl) {
@@ -68,8 +44,9 @@ func RecordCrawlMetrics(m *emf.Recorder, cr crawl.Crawl) {
 	}
 }
 
-// NewStage returns the handler of a function over a stage that needs no
-// more than decoding its task (parser, summarizer).
+// NewStage returns the handler of a function over a stage's typed
+// Handle: each record's task decoded and handled, and each record's
+// outcome counted in the Messages metric.
 func NewStage[T any](handle func(context.Context, T) error, batch sqsbatch.Processor, metrics *emf.Recorder) *Queue {
 	batch.Handle = crawl.TaskHandler(handle)
 	batch.OnOutcome = func(o string) { metrics.Add("Messages", emf.Count, 1, "Outcome", o) }

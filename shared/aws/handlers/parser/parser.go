@@ -1,0 +1,49 @@
+// Package parser builds the parser function: it reads the HTML bodies
+// the fetcher stored in S3, sends the links found to the enqueue queue
+// and the parsed document on to the summarize queue.
+package parser
+
+import (
+	"context"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
+	"github.com/serverless-crawler/crawler/shared/aws/emf"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers"
+	"github.com/serverless-crawler/crawler/shared/aws/s3blob"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
+	"github.com/serverless-crawler/crawler/shared/stage/parse"
+)
+
+// Needs are the environment variables the function cannot start without.
+var Needs = []string{"CRAWL_LOG_TABLE", "CONTROL_TABLE", "BUCKET", "ENQUEUE_QUEUE_URL",
+	"PARSE_QUEUE_URL", "SUMMARIZE_QUEUE_URL", "DEAD_LETTER_QUEUE_URL"}
+
+// New builds the parser's handler.
+func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
+	s, c := e.Settings, e.Clients
+	db := dynamo.New(c.DynamoDB, s.Tables)
+	if _, err := s.RegisterAgent(ctx, db, "parser"); err != nil {
+		return nil, err
+	}
+	stage := parse.New(s3blob.New(c.S3, s.Bucket), db, sqsq.New(c.SQS, s.EnqueueQueue), sqsq.New(c.SQS, s.SummarizeQueue),
+		parse.Config{MaxURLsFromPage: 5000}, e.Log)
+	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
+		Queue: "parse", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.ParseQueue)},
+		Concurrency: 4, Log: e.Log,
+	}, emf.New(e.Metrics, "parser"))
+	h.Usage = awsmeter.NewReporter(c.Meter, e.Metrics, "parser", s.MemoryMB)
+	return h, nil
+}
+
+// Handler is New's handler, for handlers.Start.
+func Handler(ctx context.Context, e handlers.Env) (func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), error) {
+	h, err := New(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return h.Handle, nil
+}

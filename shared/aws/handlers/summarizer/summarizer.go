@@ -1,0 +1,49 @@
+// Package summarizer builds the summarizer function: it folds each
+// crawl and its parsed document into the summary records (entity
+// generations, duplicates, text piles) in DynamoDB and S3.
+package summarizer
+
+import (
+	"context"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
+	"github.com/serverless-crawler/crawler/shared/aws/emf"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers"
+	"github.com/serverless-crawler/crawler/shared/aws/s3blob"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
+	"github.com/serverless-crawler/crawler/shared/stage/summarize"
+)
+
+// Needs are the environment variables the function cannot start without.
+var Needs = []string{"CRAWL_LOG_TABLE", "GENERATIONS_TABLE", "CONTROL_TABLE", "BUCKET",
+	"SUMMARIZE_QUEUE_URL", "DEAD_LETTER_QUEUE_URL"}
+
+// New builds the summarizer's handler.
+func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
+	s, c := e.Settings, e.Clients
+	blobs := s3blob.New(c.S3, s.Bucket)
+	db := dynamo.New(c.DynamoDB, s.Tables, dynamo.WithBlobs(blobs))
+	if _, err := s.RegisterAgent(ctx, db, "summarizer"); err != nil {
+		return nil, err
+	}
+	stage := summarize.New(db, blobs, summarize.Config{}, e.Log)
+	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
+		Queue: "summarize", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue),
+		Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.SummarizeQueue)}, Log: e.Log,
+	}, emf.New(e.Metrics, "summarizer"))
+	h.Usage = awsmeter.NewReporter(c.Meter, e.Metrics, "summarizer", s.MemoryMB)
+	return h, nil
+}
+
+// Handler is New's handler, for handlers.Start.
+func Handler(ctx context.Context, e handlers.Env) (func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), error) {
+	h, err := New(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	return h.Handle, nil
+}
