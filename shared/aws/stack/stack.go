@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +78,8 @@ func FromEnv(getenv func(string) string, need ...string) (Settings, error) {
 		UserAgent:       or(getenv("USER_AGENT"), crawl.DefaultUserAgent),
 		LogStream:       getenv("AWS_LAMBDA_LOG_STREAM_NAME"),
 		AWS: LambdaAWS{Region: getenv("AWS_REGION"), Endpoint: getenv("AWS_ENDPOINT_URL"), AccessKeyID: getenv("AWS_ACCESS_KEY_ID"),
-			SecretAccessKey: getenv("AWS_SECRET_ACCESS_KEY"), SessionToken: getenv("AWS_SESSION_TOKEN")},
+			SecretAccessKey: getenv("AWS_SECRET_ACCESS_KEY"), SessionToken: getenv("AWS_SESSION_TOKEN"),
+			ServiceEndpoints: map[string]string{}},
 	}
 	dur := func(name string, def time.Duration) time.Duration {
 		v := getenv(name)
@@ -108,6 +110,11 @@ func FromEnv(getenv func(string) string, need ...string) (Settings, error) {
 	s.MaxDepth = int(num("MAX_DEPTH", -1))
 	s.CrawlLogRetention = time.Duration(num("CRAWL_LOG_RETENTION_DAYS", 30)) * 24 * time.Hour
 	s.MemoryMB = int(num("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 0))
+	for _, id := range []string{"DynamoDB", "SQS", "S3"} {
+		if e := getenv("AWS_ENDPOINT_URL_" + strings.ToUpper(id)); e != "" {
+			s.AWS.ServiceEndpoints[id] = e
+		}
+	}
 	switch v := strings.ToLower(getenv("ALLOW_PRIVATE_NETWORKS")); v {
 	case "", "false":
 	case "true":
@@ -155,19 +162,21 @@ func NewClients(ctx context.Context, opts ...ClientOption) (Clients, error) {
 }
 
 // LambdaAWS is what Lambda gives a function for the SDK: its region,
-// the execution role's credentials, and the endpoint of the emulator
-// that runs it, if one does (AWS_ENDPOINT_URL).
+// the execution role's credentials, and the endpoints of the emulator
+// that runs it, if one does (AWS_ENDPOINT_URL, and per service
+// AWS_ENDPOINT_URL_DYNAMODB, _SQS and _S3, keyed by the SDK's service
+// ID).
 type LambdaAWS struct {
 	Region, Endpoint                           string
 	AccessKeyID, SecretAccessKey, SessionToken string
+	ServiceEndpoints                           map[string]string
 }
 
 // NewLambdaClients builds a function's clients, like NewClients, from
 // what Lambda put in its environment. That is what the SDK's default
 // chain resolves to inside Lambda; building it directly keeps the
 // chain's other providers (shared files, SSO, STS) out of every
-// function binary (1.6 MB of an 11 MB binary, BENCHMARKS.md). The
-// per-service AWS_ENDPOINT_URL_* variables are not read here.
+// function binary (1.6 MB of an 11 MB binary, BENCHMARKS.md).
 func NewLambdaClients(s Settings, opts ...ClientOption) (Clients, error) {
 	a := s.AWS
 	if a.Region == "" || a.AccessKeyID == "" || a.SecretAccessKey == "" {
@@ -182,7 +191,27 @@ func NewLambdaClients(s Settings, opts ...ClientOption) (Clients, error) {
 	if a.Endpoint != "" {
 		cfg.BaseEndpoint = aws.String(a.Endpoint)
 	}
+	if len(a.ServiceEndpoints) > 0 {
+		cfg.ServiceOptions = append(cfg.ServiceOptions, func(id string, o any) {
+			if e, ok := a.ServiceEndpoints[id]; ok {
+				setBaseEndpoint(o, e)
+			}
+		})
+	}
 	return newClients(cfg, m, opts), nil
+}
+
+// setBaseEndpoint sets the BaseEndpoint of a service client's Options
+// (every SDK client's has one). By reflection, because naming the S3
+// client's Options here would link the S3 client into every function.
+func setBaseEndpoint(options any, endpoint string) {
+	v := reflect.ValueOf(options)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	if f := v.Elem().FieldByName("BaseEndpoint"); f.IsValid() && f.CanSet() && f.Type() == reflect.TypeFor[*string]() {
+		f.Set(reflect.ValueOf(&endpoint))
+	}
 }
 
 func newClients(cfg aws.Config, m *awsmeter.Meter, opts []ClientOption) Clients {

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,7 @@ func TestFromEnv(t *testing.T) {
 		"CANDIDATES_TABLE": "cands", "FETCH_QUEUE_URL": "http://q/fetch", "DELAY": "250ms", "MAX_DEPTH": "3",
 		"ALLOW_PRIVATE_NETWORKS": "true", "AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKID",
 		"AWS_SECRET_ACCESS_KEY": "secret", "AWS_SESSION_TOKEN": "tok", "AWS_ENDPOINT_URL": "http://127.0.0.1:4566",
-		"AWS_LAMBDA_LOG_STREAM_NAME": "2026/11/25/[$LATEST]abc", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256",
+		"AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:8000", "AWS_LAMBDA_LOG_STREAM_NAME": "2026/11/25/[$LATEST]abc", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256",
 	}
 	for _, c := range []struct {
 		name  string
@@ -27,8 +28,9 @@ func TestFromEnv(t *testing.T) {
 				s.MaxDepth != 3 || !s.AllowPrivate || s.MemoryMB != 256 || s.LogStream != "2026/11/25/[$LATEST]abc" {
 				t.Errorf("settings %+v", s)
 			}
-			want := LambdaAWS{Region: "eu-west-1", Endpoint: "http://127.0.0.1:4566", AccessKeyID: "AKID", SecretAccessKey: "secret", SessionToken: "tok"}
-			if s.AWS != want {
+			want := LambdaAWS{Region: "eu-west-1", Endpoint: "http://127.0.0.1:4566", AccessKeyID: "AKID", SecretAccessKey: "secret",
+				SessionToken: "tok", ServiceEndpoints: map[string]string{"DynamoDB": "http://127.0.0.1:8000"}}
+			if !reflect.DeepEqual(s.AWS, want) {
 				t.Errorf("AWS = %+v, want %+v", s.AWS, want)
 			}
 		}, ""},
@@ -77,11 +79,18 @@ func TestNewLambdaClients(t *testing.T) {
 	if o := c.DynamoDB.Options(); o.Region != "eu-west-1" || o.BaseEndpoint == nil {
 		t.Errorf("DynamoDB options: region %q, endpoint %v", o.Region, o.BaseEndpoint)
 	}
-	c, err = NewLambdaClients(Settings{AWS: LambdaAWS{Region: "eu-west-1", AccessKeyID: "AKID", SecretAccessKey: "s"}})
+	c, err = NewLambdaClients(Settings{AWS: LambdaAWS{Region: "eu-west-1", AccessKeyID: "AKID", SecretAccessKey: "s",
+		Endpoint: "http://127.0.0.1:4566", ServiceEndpoints: map[string]string{"DynamoDB": "http://127.0.0.1:8000", "S3": "http://127.0.0.1:9000"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.S3 != nil {
 		t.Error("an S3 client was built without WithS3")
+	}
+	if e := c.DynamoDB.Options().BaseEndpoint; e == nil || *e != "http://127.0.0.1:8000" {
+		t.Errorf("AWS_ENDPOINT_URL_DYNAMODB not applied: %v", e)
+	}
+	if e := c.SQS.Options().BaseEndpoint; e == nil || *e != "http://127.0.0.1:4566" {
+		t.Errorf("SQS endpoint %v, want AWS_ENDPOINT_URL", e)
 	}
 }
