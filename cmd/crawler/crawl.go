@@ -84,16 +84,20 @@ func (f *crawlFlags) register(fs *flag.FlagSet) {
 
 func (f *crawlFlags) check() error {
 	switch {
-	case f.concurrency < 1:
-		return usagef("--concurrency must be at least 1, got %d", f.concurrency)
-	case f.delay < 0:
-		return usagef("--delay must not be negative, got %v", f.delay)
-	case f.timeout <= 0:
-		return usagef("--timeout must be positive, got %v", f.timeout)
+	case f.concurrency < 1 || f.concurrency > crawl.MaxConcurrency:
+		return usagef("--concurrency must be from 1 to %d, got %d", crawl.MaxConcurrency, f.concurrency)
+	case f.delay < 0 || f.delay > crawl.MaxDelay:
+		return usagef("--delay must be from 0 to %v, got %v", crawl.MaxDelay, f.delay)
+	case f.timeout <= 0 || f.timeout > crawl.MaxTimeout:
+		return usagef("--timeout must be more than 0 and at most %v, got %v", crawl.MaxTimeout, f.timeout)
 	case f.maxPages < 0:
 		return usagef("--max-pages must not be negative, got %d", f.maxPages)
-	case f.maxResourceSize <= 0:
-		return usagef("--max-resource-size must be positive, got %d", f.maxResourceSize)
+	case f.maxDepth < -1 || f.maxDepth > crawl.MaxHops:
+		return usagef("--max-depth must be -1 (no limit) or from 0 to %d, got %d", crawl.MaxHops, f.maxDepth)
+	case f.maxURLsFromPage < 0 || f.maxURLsFromPage > crawl.MaxURLsFromPageLimit:
+		return usagef("--max-urls-from-page must be from 0 (no limit) to %d, got %d", crawl.MaxURLsFromPageLimit, f.maxURLsFromPage)
+	case f.maxResourceSize <= 0 || f.maxResourceSize > crawl.MaxResourceSizeLimit:
+		return usagef("--max-resource-size must be from 1 to %d bytes, got %d", crawl.MaxResourceSizeLimit, f.maxResourceSize)
 	case strings.TrimSpace(f.userAgent) == "":
 		return usagef("--user-agent must not be empty")
 	case f.data == "":

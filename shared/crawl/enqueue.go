@@ -110,11 +110,20 @@ func (ev EnqueueEvent) Validate() error {
 	if strings.TrimSpace(ev.URL) == "" {
 		return fmt.Errorf(`"url" is required`)
 	}
-	if ev.Hops < 0 {
-		return fmt.Errorf(`"hops" must be >= 0, got %d`, ev.Hops)
+	if len(ev.URL) > MaxURLLength {
+		return fmt.Errorf(`"url" is %d bytes long, more than the %d a URL may have`, len(ev.URL), MaxURLLength)
 	}
-	if ev.MaxDepth != nil && *ev.MaxDepth < 0 {
-		return fmt.Errorf(`"max_depth" must be >= 0, got %d`, *ev.MaxDepth)
+	if len(ev.Site) > MaxURLLength {
+		return fmt.Errorf(`"site" is %d bytes long, more than the %d it may have`, len(ev.Site), MaxURLLength)
+	}
+	if ev.Hops < 0 || ev.Hops > MaxHops {
+		return fmt.Errorf(`"hops" must be from 0 to %d, got %d`, MaxHops, ev.Hops)
+	}
+	if ev.MaxDepth != nil && (*ev.MaxDepth < 0 || *ev.MaxDepth > MaxHops) {
+		return fmt.Errorf(`"max_depth" must be from 0 to %d, got %d`, MaxHops, *ev.MaxDepth)
+	}
+	if ev.Priority < -MaxPriority || ev.Priority > MaxPriority {
+		return fmt.Errorf(`"priority" must be from %d to %d, got %d`, -MaxPriority, MaxPriority, ev.Priority)
 	}
 	switch ev.EnqueueType {
 	case "", EnqueueNone, EnqueueForced, EnqueueReenqueued, EnqueueExport, EnqueueStatus:

@@ -110,6 +110,20 @@ func FromEnv(getenv func(string) string, need ...string) (Settings, error) {
 	s.MaxDepth = int(num("MAX_DEPTH", -1))
 	s.CrawlLogRetention = time.Duration(num("CRAWL_LOG_RETENTION_DAYS", 30)) * 24 * time.Hour
 	s.MemoryMB = int(num("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", 0))
+	// The same bounds as the CLI's flags (crawl's limits).
+	for _, b := range []struct {
+		name           string
+		v, least, most int64
+	}{
+		{"DELAY", int64(s.Delay), 0, int64(crawl.MaxDelay)},
+		{"TIMEOUT", int64(s.Timeout), 1, int64(crawl.MaxTimeout)},
+		{"MAX_RESOURCE_SIZE", s.MaxResourceSize, 1, crawl.MaxResourceSizeLimit},
+		{"MAX_DEPTH", int64(s.MaxDepth), -1, crawl.MaxHops},
+	} {
+		if b.v < b.least || b.v > b.most {
+			errs = append(errs, fmt.Sprintf("%s=%q is out of range", b.name, getenv(b.name)))
+		}
+	}
 	for _, id := range []string{"DynamoDB", "SQS", "S3"} {
 		if e := getenv("AWS_ENDPOINT_URL_" + strings.ToUpper(id)); e != "" {
 			s.AWS.ServiceEndpoints[id] = e
