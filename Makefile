@@ -9,7 +9,7 @@ LAMBDA_GOARCH ?= arm64
 GOFLAGS_LAMBDA := CGO_ENABLED=0 GOOS=linux GOARCH=$(LAMBDA_GOARCH)
 LDFLAGS  := -s -w
 
-.PHONY: all build crawler functions run test unit race vet fmt-check validate bench clean e2e e2e-up e2e-check e2e-down test-localstack
+.PHONY: all build crawler functions run test unit race vet fmt-check fuzz validate bench clean e2e e2e-up e2e-check e2e-down test-localstack
 
 all: build
 
@@ -55,6 +55,19 @@ test-localstack:
 	CRAWLER_TEST_AWS=http://127.0.0.1:$$port CRAWLER_TEST_DYNAMODB=http://127.0.0.1:$$port \
 		$(GO) test -p 1 -count=1 ./shared/aws/sqsq ./shared/aws/s3blob ./shared/aws/dynamo ./shared/aws/handlers; rc=$$?; \
 	LOCALSTACK_PORT=$$port infra/localstack.sh stop; exit $$rc
+
+## fuzz: every fuzz target (func Fuzz... in a _test.go) for FUZZTIME
+## each; CI runs it briefly. A crasher is written to the package's
+## testdata/fuzz/ and stays there as a regression case.
+FUZZTIME ?= 10s
+fuzz:
+	@grep -rl --include='*_test.go' '^func Fuzz' shared cmd | sort | while read -r f; do \
+		pkg=./$$(dirname "$$f"); \
+		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' "$$f"); do \
+			echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) "$$pkg" || exit 1; \
+		done; \
+	done
 
 ## validate: sam validate --lint on template.yaml (SAM CLI pinned by infra/)
 validate:

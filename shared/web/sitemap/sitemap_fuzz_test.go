@@ -1,0 +1,47 @@
+package sitemap
+
+import (
+	"bytes"
+	"compress/gzip"
+	"testing"
+)
+
+// FuzzParse: no input makes Parse panic, and what it returns stays
+// within the protocol's bounds: at most MaxURLs URLs, none empty, no more
+// text than it may read.
+func FuzzParse(f *testing.F) {
+	seeds := []string{
+		`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a</loc><lastmod>2024-01-01</lastmod></url></urlset>`,
+		`<sitemapindex><sitemap><loc> https://example.com/s1.xml </loc></sitemap></sitemapindex>`,
+		`<html><body>not a sitemap</body></html>`,
+		`<urlset><url><loc>https://example.com/&amp;x</loc></url><url><loc></loc></url>`,
+		`<urlset><url><loc><![CDATA[https://example.com/c]]></loc></url></urlset>`,
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	w.Write([]byte(seeds[0]))
+	w.Close()
+	f.Add(z.Bytes())
+	f.Fuzz(func(t *testing.T, body []byte) {
+		kind, urls, _ := Parse(body)
+		if kind == NotSitemap && len(urls) > 0 {
+			t.Fatalf("not a sitemap, yet %d URLs", len(urls))
+		}
+		if len(urls) > MaxURLs {
+			t.Fatalf("%d URLs, more than %d", len(urls), MaxURLs)
+		}
+		total := 0
+		for _, u := range urls {
+			if u == "" {
+				t.Fatal("an empty URL")
+			}
+			total += len(u)
+		}
+		if total > MaxSize {
+			t.Fatalf("%d bytes of URLs, more than the %d a sitemap may hold", total, MaxSize)
+		}
+	})
+}
