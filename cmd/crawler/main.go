@@ -18,6 +18,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 )
 
 const usage = `usage: crawler <command> [flags] [args]
@@ -75,6 +77,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.Is(err, sqlite.ErrCorrupt):
+		fmt.Fprintf(stderr, "crawler %s: %v\n  The data directory's database is damaged and was left as it is: restore crawl.db from a backup, "+
+			"or move the data directory aside and crawl again.\n", args[0], err)
+		return exitUsage
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "crawler %s: %v\n", args[0], err)
 		return exitUsage
@@ -86,6 +92,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // usageError is a problem with what the user asked for.
 type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 

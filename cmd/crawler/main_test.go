@@ -233,3 +233,47 @@ func crawledPaths(t *testing.T, data, prefix string) []string {
 	}
 	return out
 }
+
+// TestDamagedStore: a data directory whose database is damaged in the
+// middle is refused by every command with exit 2 and advice, and the
+// file is not written to.
+func TestDamagedStore(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.SetHang(0)
+	data := t.TempDir()
+	if _, stderr, code := runCLI(t, "crawl", "--data", data, "--delay", "0", "--timeout", "2s", site.URL+"/"); code != 0 {
+		t.Fatalf("crawl exit %d: %s", code, stderr)
+	}
+	path := filepath.Join(data, "crawl.db")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 16*4096 {
+		t.Fatalf("crawl.db is only %d bytes", len(b))
+	}
+	mid := len(b) / 4096 / 2 * 4096
+	for i := mid; i < mid+4096; i++ {
+		b[i] = 0xA5
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"crawl", "--data", data, "--delay", "0", site.URL + "/"},
+		{"crawl", "--data", data, "--recrawl"},
+	} {
+		_, stderr, code := runCLI(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "damaged") || !strings.Contains(stderr, "restore crawl.db") {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and advice", args, code, stderr, exitUsage)
+		}
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(after, b) {
+		t.Error("the damaged crawl.db was written to")
+	}
+}

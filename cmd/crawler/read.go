@@ -17,14 +17,15 @@ import (
 	"github.com/serverless-crawler/crawler/shared/web/urlnorm"
 )
 
-// openForReading opens a data directory's database without taking the
-// crawl lock, so status and search work while a crawl runs.
+// openForReading opens a data directory's database read-only, without
+// taking the crawl lock, so status and search work while a crawl runs
+// and never write to it.
 func openForReading(ctx context.Context, dir string) (*sqlite.DB, error) {
 	path := filepath.Join(dir, "crawl.db")
 	if _, err := os.Stat(path); err != nil {
 		return nil, usagef("no crawl in %s (run 'crawler crawl --data %s URL' first)", dir, dir)
 	}
-	return sqlite.Open(ctx, path)
+	return sqlite.OpenReadOnly(ctx, path)
 }
 
 // reader is what status and search read: a data directory's database

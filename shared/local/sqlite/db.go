@@ -9,10 +9,12 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	sqlitedriver "modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 //go:embed schema.sql
@@ -26,15 +28,24 @@ type DB struct {
 	stmts map[string]*sql.Stmt // see prepared
 }
 
+// ErrCorrupt means the database file is damaged (it fails SQLite's
+// integrity check) or is not a crawl database. Such a file is never
+// written to.
+var ErrCorrupt = errors.New("damaged or not a crawl database")
+
 // Open opens (creating if needed) the database at path and brings its
-// schema up to date.
+// schema up to date. An existing file is checked first (SQLite's
+// quick_check): a damaged one is refused with ErrCorrupt before anything
+// is written to it.
 func Open(ctx context.Context, path string) (*DB, error) {
-	// The path is part of a file: URI: escape what SQLite would read as
-	// the query, the fragment or an escape.
-	uriPath := strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
-	dsn := "file:" + uriPath + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)&_txlock=immediate"
-	sdb, err := sql.Open("sqlite", dsn)
+	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
+		// Checked through a read-only connection: even the WAL pragma
+		// below writes to the file.
+		if err := integrityCheck(ctx, path); err != nil {
+			return nil, err
+		}
+	}
+	sdb, err := sql.Open("sqlite", dsn(path, "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -43,9 +54,84 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	sdb.SetMaxOpenConns(1)
 	if _, err := sdb.ExecContext(ctx, schema); err != nil {
 		sdb.Close()
-		return nil, fmt.Errorf("create schema in %s: %w", path, err)
+		return nil, fmt.Errorf("create schema in %s: %w", path, corrupt(err))
 	}
 	return &DB{db: sdb, stmts: map[string]*sql.Stmt{}}, nil
+}
+
+// OpenReadOnly opens an existing database for reading only (status,
+// search): it writes nothing, not even the schema, and works while a
+// crawl writes to the same file.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	sdb, err := sql.Open("sqlite", dsn(path, "&mode=ro"))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	sdb.SetMaxOpenConns(1)
+	var n int
+	if err := sdb.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'crawl_log'`).Scan(&n); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("read %s: %w", path, corrupt(err))
+	}
+	if n == 0 {
+		sdb.Close()
+		return nil, fmt.Errorf("%s has no crawl_log table: %w", path, ErrCorrupt)
+	}
+	return &DB{db: sdb, stmts: map[string]*sql.Stmt{}}, nil
+}
+
+// dsn is the driver's name for the file at path, with the pragmas every
+// connection gets and then more.
+func dsn(path, more string) string {
+	// The path is part of a file: URI: escape what SQLite would read as
+	// the query, the fragment or an escape.
+	uriPath := strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path)
+	return "file:" + uriPath + "?_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=temp_store(MEMORY)" + more
+}
+
+// integrityCheck runs SQLite's quick_check (the integrity check without
+// the index-content cross-check, linear in the file's size).
+func integrityCheck(ctx context.Context, path string) error {
+	sdb, err := sql.Open("sqlite", dsn(path, "&mode=ro"))
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	defer sdb.Close()
+	rows, err := sdb.QueryContext(ctx, "PRAGMA quick_check(5)")
+	if err != nil {
+		return fmt.Errorf("check %s: %w", path, corrupt(err))
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return fmt.Errorf("check %s: %w", path, corrupt(err))
+		}
+		if line != "ok" {
+			problems = append(problems, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("check %s: %w", path, corrupt(err))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s fails SQLite's integrity check (%s): %w", path, strings.Join(problems, "; "), ErrCorrupt)
+	}
+	return nil
+}
+
+// corrupt marks SQLite's "malformed" and "not a database" errors as
+// ErrCorrupt.
+func corrupt(err error) error {
+	var se *sqlitedriver.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff { // the primary code of an extended one
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+	}
+	return err
 }
 
 // Close closes the database.

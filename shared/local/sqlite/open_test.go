@@ -1,0 +1,146 @@
+package sqlite_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+)
+
+// filledDB is a closed database file with a few hundred rows in it, so
+// that its tables span many pages.
+func filledDB(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies [][]byte
+	for i := range 500 {
+		bodies = append(bodies, []byte(fmt.Sprintf(`{"url":"https://example.com/page/%d","pad":%q}`, i, strings.Repeat("x", 200))))
+	}
+	if err := db.Send(ctx, "enqueue", bodies...); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func fileSum(t *testing.T, path string) [32]byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sha256.Sum256(b)
+}
+
+// TestOpenRefusesDamagedFile: a file damaged in the middle, or one that
+// is not a database, is refused with ErrCorrupt and left as it was.
+func TestOpenRefusesDamagedFile(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		damage func(t *testing.T, path string)
+	}{
+		{"a page in the middle overwritten", func(t *testing.T, path string) {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) < 8*4096 {
+				t.Fatalf("the database is only %d bytes", len(b))
+			}
+			mid := len(b) / 4096 / 2 * 4096
+			copy(b[mid:mid+4096], bytes.Repeat([]byte{0xA5}, 4096))
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"not a database", func(t *testing.T, path string) {
+			if err := os.WriteFile(path, bytes.Repeat([]byte("not sqlite "), 2000), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filledDB(t)
+			c.damage(t, path)
+			before := fileSum(t, path)
+			db, err := sqlite.Open(context.Background(), path)
+			if err == nil {
+				db.Close()
+				t.Fatal("a damaged database was opened for writing")
+			}
+			if !errors.Is(err, sqlite.ErrCorrupt) {
+				t.Fatalf("err = %v, want ErrCorrupt", err)
+			}
+			if fileSum(t, path) != before {
+				t.Error("the damaged file was written to")
+			}
+			if _, err := os.Stat(path + "-wal"); err == nil {
+				if fi, _ := os.Stat(path + "-wal"); fi.Size() > 0 {
+					t.Error("a write-ahead log was written beside the damaged file")
+				}
+			}
+		})
+	}
+}
+
+// TestOpenReadOnly: status and search read without writing, beside a
+// crawl that holds the file open for writing, and a file that is not a
+// crawl database is refused.
+func TestOpenReadOnly(t *testing.T) {
+	ctx := context.Background()
+	path := filledDB(t)
+	before := fileSum(t, path)
+	ro, err := sqlite.OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, ro, `SELECT count(*) FROM queue_message`); n != 500 {
+		t.Errorf("read %d queued messages, want 500", n)
+	}
+	if _, err := ro.SQL().ExecContext(ctx, `DELETE FROM queue_message`); err == nil {
+		t.Error("a read-only database took a write")
+	}
+	ro.Close()
+	if fileSum(t, path) != before {
+		t.Error("opening read-only changed the file")
+	}
+
+	rw, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rw.Close()
+	if err := rw.Send(ctx, "enqueue", []byte(`{"url":"https://example.com/new"}`)); err != nil {
+		t.Fatal(err)
+	}
+	ro, err = sqlite.OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatalf("read-only beside a writer: %v", err)
+	}
+	if n := count(t, ro, `SELECT count(*) FROM queue_message`); n != 501 {
+		t.Errorf("read %d queued messages beside the writer, want 501", n)
+	}
+	ro.Close()
+
+	other := filepath.Join(t.TempDir(), "other.db")
+	if err := os.WriteFile(other, bytes.Repeat([]byte("not sqlite "), 2000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqlite.OpenReadOnly(ctx, other); !errors.Is(err, sqlite.ErrCorrupt) {
+		t.Errorf("a file that is not a database: err = %v, want ErrCorrupt", err)
+	}
+}
