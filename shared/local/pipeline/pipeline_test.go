@@ -166,6 +166,35 @@ func TestRerunFetchesNothingNew(t *testing.T) {
 	}
 }
 
+// TestResumeKeepsRobots: a crawl stopped by --max-pages and run again
+// keeps robots.txt from the first run (it is fresh for 24 h) instead of
+// fetching it again, and still obeys it.
+func TestResumeKeepsRobots(t *testing.T) {
+	site := newCitizenSite("http://127.0.0.1:1")
+	defer site.Close()
+	dir := t.TempDir()
+	cfg := testConfig(site.URL + "/")
+	cfg.Fetch.UserAgent = "crawler-test/1.0 (+https://example.org/bot)"
+	cfg.Fetch.Timeout = 300 * time.Millisecond
+	cfg.MaxPages = 4
+	for run := 1; run <= 3; run++ {
+		if res := crawlSite(t, dir, cfg); res.Crawled == 0 {
+			t.Fatalf("run %d crawled nothing", run)
+		}
+	}
+	if n := site.count("/robots.txt"); n != 1 {
+		t.Errorf("robots.txt fetched %d times over three runs, want once", n)
+	}
+	if len(site.requests()) < 10 {
+		t.Fatalf("three runs sent only %d requests", len(site.requests()))
+	}
+	for _, p := range []string{"/private/secret.html", "/members"} {
+		if n := site.count(p); n != 0 {
+			t.Errorf("a resumed run fetched %s, which robots.txt disallows", p)
+		}
+	}
+}
+
 func TestMaxDepthAndMaxPages(t *testing.T) {
 	site := testsite.New()
 	defer site.Close()

@@ -131,6 +131,9 @@ func (r *runner) newStages(cfg Config) *stages {
 	st := &stages{sched: schedule.New(d.DB, r.sender(QueueFetch), cfg.Policy, log)}
 	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: r.sender(QueueEnqueue), Parse: r.sender(QueueParse),
 		Summarize: r.sender(QueueSummarize)}, cfg.Client, politeness.NewGate(), cfg.Fetch, log)
+	// robots.txt kept in the store outlives the run: a resumed crawl
+	// keeps each origin's rules until they expire.
+	st.fetcher.SharedRobots = d.DB
 	st.fetcher.OnCrawl = func(cr crawl.Crawl) {
 		st.crawled.Add(1)
 		if cr.File != nil && cr.File.FileSize != nil {

@@ -21,6 +21,7 @@ func TestContract(t *testing.T) {
 	contract.Queue(t, func(t *testing.T, visibility time.Duration) contract.MessageQueue {
 		return queue{db: openDB(t), name: "fetch", lease: visibility}
 	})
+	contract.Robots(t, func(t *testing.T) contract.RobotsCache { return openDB(t) })
 }
 
 // snapDB is a database that shows every row of every table, so that the

@@ -222,6 +222,15 @@ CREATE TABLE IF NOT EXISTS crawl_frontier (
   version                           INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS crawl_frontier_due ON crawl_frontier(state, due_unix_utc, priority);
+-- robots_file: each origin's robots.txt as last fetched, so that a run
+-- that resumes a crawl keeps the rules until they expire (RFC 9309
+-- allows caching them up to 24 h) instead of fetching them again.
+CREATE TABLE IF NOT EXISTS robots_file (
+  origin        TEXT PRIMARY KEY,
+  status        INTEGER NOT NULL,
+  body          BLOB NOT NULL,
+  fetched_at_ms INTEGER NOT NULL
+);
 -- crawl_scope: the hosts the crawl may fetch (the seeds' hosts).
 CREATE TABLE IF NOT EXISTS crawl_scope (
   host TEXT PRIMARY KEY

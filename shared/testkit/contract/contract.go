@@ -5,7 +5,7 @@
 // due-URL queries, batch limits, queue leases, blob lookups.
 //
 // The suites are Store (a Metadata store), Queue (a MessageQueue), Blobs
-// (a BlobStore) and Robots (a RobotsCache, which only the AWS home has).
+// (a BlobStore) and Robots (a RobotsCache).
 // Each adapter package calls them from its contract_test.go:
 //
 //	func TestContract(t *testing.T) {

@@ -11,9 +11,10 @@ import (
 	"github.com/serverless-crawler/crawler/shared/stage/fetch"
 )
 
-// RobotsCache is the robots.txt cache shared between processes
-// (fetch.RobotsStore). Only the AWS home has one (dynamo.DB): the
-// embedded home keeps robots.txt in its one process.
+// RobotsCache is the robots.txt cache shared between processes and
+// runs (fetch.RobotsStore): the fetcher's execution environments on AWS
+// (dynamo.DB), a crawl and the runs that resume it on one machine
+// (sqlite.DB).
 type RobotsCache interface {
 	fetch.RobotsStore
 }
