@@ -195,6 +195,37 @@ func TestResumeKeepsRobots(t *testing.T) {
 	}
 }
 
+// TestRecrawlFetchesEachURLOnce: --recrawl makes every known URL due,
+// redirect targets among them; following a redirect to a target already
+// crawled in this recrawl does not fetch it again.
+func TestRecrawlFetchesEachURLOnce(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.SetHang(0)
+	dir := t.TempDir()
+	cfg := testConfig(site.URL + "/")
+	crawlSite(t, dir, cfg)
+	before := site.Counts()
+	cfg.Recrawl = true
+	crawlSite(t, dir, cfg)
+	recrawled := 0
+	for p, n := range site.Counts() {
+		if d := n - before[p]; d > 1 {
+			t.Errorf("the recrawl fetched %s %d times", p, d)
+		} else if d == 1 {
+			recrawled++
+		}
+	}
+	if recrawled < len(before)/2 {
+		t.Errorf("the recrawl fetched %d of %d paths", recrawled, len(before))
+	}
+	for from, to := range testsite.Redirects {
+		if site.Counts()[to] <= before[to] && !strings.Contains(to, "://") {
+			t.Errorf("redirect target %s (from %s) was not recrawled", to, from)
+		}
+	}
+}
+
 func TestMaxDepthAndMaxPages(t *testing.T) {
 	site := testsite.New()
 	defer site.Close()
