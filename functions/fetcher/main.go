@@ -8,4 +8,4 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/stack"
 )
 
-func main() { handlers.Start("fetcher", fetcher.Needs, fetcher.Handler, stack.WithS3) }
+func main() { handlers.Start("fetcher", fetcher.Needs, handlers.Queued(fetcher.New), stack.WithS3) }

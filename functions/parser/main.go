@@ -8,4 +8,4 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/stack"
 )
 
-func main() { handlers.Start("parser", parser.Needs, parser.Handler, stack.WithS3) }
+func main() { handlers.Start("parser", parser.Needs, handlers.Queued(parser.New), stack.WithS3) }

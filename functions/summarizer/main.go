@@ -8,4 +8,6 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/stack"
 )
 
-func main() { handlers.Start("summarizer", summarizer.Needs, summarizer.Handler, stack.WithS3) }
+func main() {
+	handlers.Start("summarizer", summarizer.Needs, handlers.Queued(summarizer.New), stack.WithS3)
+}

@@ -21,6 +21,18 @@ type Queue struct {
 	Usage *awsmeter.Reporter
 }
 
+// Queued turns the builder of a Queue into a builder of its handler,
+// for Start.
+func Queued(build func(context.Context, Env) (*Queue, error)) func(context.Context, Env) (func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), error) {
+	return func(ctx context.Context, e Env) (func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), error) {
+		q, err := build(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		return q.Handle, nil
+	}
+}
+
 // Handle processes one SQS batch.
 func (h *Queue) Handle(ctx context.Context, ev events.SQSEvent) (resp events.SQSEventResponse, err error) {
 	inv := h.Usage.Start(ctx)

@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
 	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
 	"github.com/serverless-crawler/crawler/shared/aws/emf"
@@ -62,15 +60,6 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	}, metrics)
 	h.Usage = awsmeter.NewReporter(c.Meter, e.Metrics, "fetcher", s.MemoryMB)
 	return h, nil
-}
-
-// Handler is New's handler, for handlers.Start.
-func Handler(ctx context.Context, e handlers.Env) (func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), error) {
-	h, err := New(ctx, e)
-	if err != nil {
-		return nil, err
-	}
-	return h.Handle, nil
 }
 
 // Busy reports whether err is the politeness gate deferring a fetch, and

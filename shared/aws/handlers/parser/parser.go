@@ -6,8 +6,6 @@ package parser
 import (
 	"context"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
 	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
 	"github.com/serverless-crawler/crawler/shared/aws/emf"
@@ -37,13 +35,4 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	}, emf.New(e.Metrics, "parser"))
 	h.Usage = awsmeter.NewReporter(c.Meter, e.Metrics, "parser", s.MemoryMB)
 	return h, nil
-}
-
-// Handler is New's handler, for handlers.Start.
-func Handler(ctx context.Context, e handlers.Env) (func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), error) {
-	h, err := New(ctx, e)
-	if err != nil {
-		return nil, err
-	}
-	return h.Handle, nil
 }
