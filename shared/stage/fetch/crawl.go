@@ -104,7 +104,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		if loc == "" {
 			return finish(crawl.ExitBadContent, fmt.Sprintf("HTTP %d without a Location header", status))
 		}
-		to, err := urlnorm.Resolve(u, loc)
+		to, err := urlnorm.Resolve(c.URL, loc)
 		if err != nil {
 			return finish(crawl.ExitBadContent, fmt.Sprintf("HTTP %d to an unusable Location %q: %v", status, loc, err))
 		}
