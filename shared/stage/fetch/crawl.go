@@ -334,6 +334,7 @@ func (f *Fetcher) get(ctx context.Context, c crawl.Candidate) (response, error) 
 	if err != nil {
 		return fail(crawl.ExitInvalidURL, err.Error())
 	}
+	keepPath(req, c.URL)
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
 	req.Header.Set("Accept-Encoding", AcceptEncoding)
