@@ -2,7 +2,6 @@ package urlnorm
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -125,8 +124,8 @@ func (c wptCase) resolve() (Result, error) {
 	return Resolve(*c.Base, c.Input)
 }
 
-// wptChoices are the WPT http(s) cases where urlnorm's result is not the
-// standard's href plus the written equivalences, and why.
+// wptChoices are the WPT http(s) inputs that the standard accepts and
+// urlnorm refuses, each with the reason docs/urls.md gives. None today.
 var wptChoices = map[string]string{}
 
 // TestWPT runs the web-platform-tests URL cases whose result is http(s):
@@ -211,5 +210,3 @@ func wantEquivalent(href string) string {
 	}
 	return b.String()
 }
-
-var _ = errors.Is
