@@ -51,7 +51,7 @@ func DemoSite(tb testing.TB) []Page {
 	if !ok {
 		tb.Skip("repository root not found")
 	}
-	return load(tb, filepath.Join(repo, "shared", "demosite", "site"))
+	return load(tb, filepath.Join(repo, "shared", "testkit", "demosite", "site"))
 }
 
 // Bytes is the pages' total size.

@@ -104,7 +104,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		if loc == "" {
 			return finish(crawl.ExitBadContent, fmt.Sprintf("HTTP %d without a Location header", status))
 		}
-		to, err := urlnorm.Resolve(u, loc)
+		to, err := urlnorm.Resolve(c.URL, loc)
 		if err != nil {
 			return finish(crawl.ExitBadContent, fmt.Sprintf("HTTP %d to an unusable Location %q: %v", status, loc, err))
 		}
@@ -334,6 +334,7 @@ func (f *Fetcher) get(ctx context.Context, c crawl.Candidate) (response, error) 
 	if err != nil {
 		return fail(crawl.ExitInvalidURL, err.Error())
 	}
+	keepPath(req, c.URL)
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
 	req.Header.Set("Accept-Encoding", AcceptEncoding)

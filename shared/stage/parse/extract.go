@@ -22,15 +22,16 @@ func Extract(pageURL, body, contentLanguage string) crawl.Document {
 	root, err := html.Parse(strings.NewReader(body))
 	doc := crawl.Document{URL: pageURL}
 	page, _ := url.Parse(pageURL)
+	pageBase, _ := urlnorm.NewBase(pageURL) // nil: links resolve only if absolute
 	if err != nil {
 		// html.Parse refuses documents nested deeper than 512 elements.
 		// Their text and links are still read, flat.
-		e := extractFlat(&doc, page, body)
+		e := extractFlat(&doc, page, pageBase, body)
 		e.finish(contentLanguage)
 		doc.Warnings = append(doc.Warnings, fmt.Sprintf("HTML tree not built (%v): text and links read flat, without location flags or text kinds", err))
 		return doc
 	}
-	e := &extractor{doc: &doc, base: documentBase(root, page), page: page}
+	e := &extractor{doc: &doc, base: documentBase(root, pageBase), page: page}
 	e.walk(root, state{})
 	e.finish(contentLanguage)
 	return doc
@@ -58,7 +59,7 @@ type linkBuilder struct {
 
 type extractor struct {
 	doc  *crawl.Document
-	base *url.URL // <base href> or the page URL
+	base *urlnorm.Base // <base href> or the page URL; nil if neither parses
 	page *url.URL
 
 	fields    [6]strings.Builder // text, secondary, big, small, code, quote
@@ -105,18 +106,19 @@ var blockish = map[atom.Atom]bool{
 // documentBase returns the document's base URL: the first <base href>
 // in the document, resolved against the page URL, wherever it sits
 // (HTML's "frozen base URL"), else the page URL.
-func documentBase(root *html.Node, page *url.URL) *url.URL {
+func documentBase(root *html.Node, page *urlnorm.Base) *urlnorm.Base {
 	if page == nil {
 		return nil
 	}
-	var base *url.URL
+	var base *urlnorm.Base
 	var find func(*html.Node)
 	find = func(n *html.Node) {
 		for c := n.FirstChild; c != nil && base == nil; c = c.NextSibling {
 			if c.Type == html.ElementNode && c.DataAtom == atom.Base {
 				if href, ok := attrOK(c, "href"); ok {
-					if b, err := page.Parse(strings.TrimSpace(href)); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
-						base = b
+					// Resolve refuses what is not http(s).
+					if r, err := page.Resolve(href); err == nil {
+						base, _ = urlnorm.NewBase(r.URL)
 					}
 					return // only the first <base href> counts
 				}
@@ -319,7 +321,7 @@ func (e *extractor) linkElement(n *html.Node, href string, st state) {
 
 // addLink records a link; it returns nil for one that is not an http(s) URL.
 func (e *extractor) addLink(n *html.Node, href string, dest crawl.DestinationType, st state) *linkBuilder {
-	r, err := urlnorm.Resolve(e.base, href)
+	r, err := e.base.Resolve(href)
 	if errors.Is(err, urlnorm.ErrUnsupportedScheme) {
 		return nil // mailto:, javascript:, tel:: not a crawl target
 	}

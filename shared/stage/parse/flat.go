@@ -8,6 +8,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/urlnorm"
 )
 
 // flatSkipped are the elements whose text the flat reader skips. Unlike
@@ -21,8 +22,8 @@ var flatSkipped = map[atom.Atom]bool{
 // extractFlat reads a page with the tokenizer alone, for pages whose
 // tree html.Parse will not build: the title, meta tags, main text and
 // every link, without location signatures or text kinds.
-func extractFlat(doc *crawl.Document, page *url.URL, body string) *extractor {
-	e := &extractor{doc: doc, base: page, page: page}
+func extractFlat(doc *crawl.Document, page *url.URL, base *urlnorm.Base, body string) *extractor {
+	e := &extractor{doc: doc, base: base, page: page}
 	z := html.NewTokenizer(strings.NewReader(body))
 	skip := 0
 	inTitle := false

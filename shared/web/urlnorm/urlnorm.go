@@ -1,22 +1,28 @@
-// Package urlnorm turns URLs as written in pages and events into the one
-// form the crawler stores and dedupes on: lower-case scheme and host,
-// IDNA hosts in ASCII, default ports dropped, dot segments removed,
-// percent-escapes upper-case (and decoded where the character is
-// unreserved), an empty path made "/", the fragment cut off.
+// Package urlnorm turns URLs as written in pages, headers and events into
+// the one form the crawler stores and dedupes on.
 //
-// It is hand-written on net/url and golang.org/x/net/idna because no
-// maintained Go library does exactly this set (purell is archived, and
-// WHATWG-complete parsers change what servers receive).
+// A URL is parsed, and a reference resolved against its base, the way a
+// browser does it: by the WHATWG URL Standard, through
+// github.com/nlnwa/whatwg-url. That already lower-cases the scheme, maps
+// the host by UTS 46 to ASCII, drops a default port (also written with
+// leading zeros), removes dot segments, makes an empty path "/" and
+// percent-encodes what may not appear raw. On top of the standard's
+// output urlnorm applies a short, written set of equivalences (see
+// docs/urls.md and escapes.go): percent-escapes of unreserved characters
+// decoded, the hex of the others upper-case, a '%' that starts no escape
+// written "%25", and the fragment cut off and reported apart.
+//
+// Two properties hold and are tested: normalizing an output changes
+// nothing, and two URLs the standard calls different never become one
+// except by those written equivalences.
 package urlnorm
 
 import (
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"strings"
 
-	"golang.org/x/net/idna"
+	wurl "github.com/nlnwa/whatwg-url/url"
 )
 
 // ErrUnsupportedScheme means the URL is well formed but not http(s).
@@ -26,294 +32,92 @@ var ErrUnsupportedScheme = errors.New("unsupported scheme")
 type Result struct {
 	URL      string
 	Host     string // lower-case host[:port], as in URL
-	Fragment string
-	HasFrag  bool
+	Fragment string // percent-decoded where that gives valid UTF-8
+	HasFrag  bool   // true also for an empty fragment ("page#")
 }
 
-var profile = idna.New(idna.MapForLookup(), idna.Transitional(false), idna.BidiRule())
+// parser is the standard's parser with its default options.
+var parser = wurl.NewParser()
 
 // Normalize normalizes an absolute URL.
-func Normalize(raw string) (Result, error) { return Resolve(nil, raw) }
-
-// Resolve resolves ref against base (nil for an absolute ref) and
-// normalizes the result. An http(s) URL that cannot be normalized is an
-// error; a well-formed URL of another scheme is ErrUnsupportedScheme.
-func Resolve(base *url.URL, ref string) (Result, error) {
-	s := strings.TrimFunc(ref, isC0OrSpace)
-	s = removeTabsNewlines(s)
-	if s == "" && base == nil {
-		return Result{}, fmt.Errorf("empty URL")
-	}
-	// Browsers read backslashes in http(s) URLs as slashes.
-	if base != nil || hasHTTPScheme(s) {
-		s = strings.ReplaceAll(s, `\`, "/")
-	}
-	u, err := url.Parse(escapeStrayPercent(s))
+func Normalize(raw string) (Result, error) {
+	u, err := parser.Parse(raw)
 	if err != nil {
-		return Result{}, fmt.Errorf("parse %q: %w", truncate(ref), unwrapURLError(err))
+		return Result{}, fmt.Errorf("parse %q: %w", truncate(raw), err)
 	}
-	if base != nil {
-		// WHATWG: "http:foo" and "http:/foo" against an http base are
-		// relative references.
-		if u.Host == "" && u.Scheme != "" && strings.EqualFold(u.Scheme, base.Scheme) {
-			rel := *u
-			rel.Scheme = ""
-			if rel.Opaque != "" {
-				rel.Path, rel.Opaque = rel.Opaque, ""
-			}
-			u = &rel
-		}
-		u = base.ResolveReference(u)
-	}
-	r, err := normalizeURL(u)
-	// net/url drops an empty fragment ("page#"); the reference had one.
-	if err == nil && !r.HasFrag && strings.Contains(s, "#") {
-		r.HasFrag = true
-	}
-	return r, err
+	return result(u)
 }
 
-// Parse is Normalize's result as a *url.URL, for use as a base.
-func Parse(raw string) (*url.URL, error) {
-	r, err := Normalize(raw)
-	if err != nil {
-		return nil, err
+// Resolve resolves ref against base, an absolute URL ("" when ref is
+// absolute), as a browser resolves a link, and normalizes the result. An
+// http(s) URL that cannot be parsed is an error; a well-formed URL of
+// another scheme is ErrUnsupportedScheme. To resolve many references
+// against one base, use a Base: it parses the base once.
+func Resolve(base, ref string) (Result, error) {
+	if base == "" {
+		return Normalize(ref)
 	}
-	return url.Parse(r.URL)
-}
-
-func normalizeURL(u *url.URL) (Result, error) {
-	scheme := strings.ToLower(u.Scheme)
-	if scheme == "" {
-		return Result{}, fmt.Errorf("%q is not an absolute URL", truncate(u.String()))
-	}
-	if scheme != "http" && scheme != "https" {
-		return Result{}, fmt.Errorf("%s: %w", scheme, ErrUnsupportedScheme)
-	}
-	if u.Opaque != "" {
-		// "http:example.com" with no slashes.
-		return Result{}, fmt.Errorf("%q has no host", truncate(u.String()))
-	}
-	host, err := normalizeHost(u.Hostname())
+	b, err := NewBase(base)
 	if err != nil {
 		return Result{}, err
 	}
-	port := u.Port()
-	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-		port = ""
-	}
-	if port != "" {
-		port = strings.TrimLeft(port, "0")
-		if port == "" {
-			port = "0"
-		}
-	}
-	hostport := host
-	if strings.Contains(host, ":") {
-		hostport = "[" + host + "]"
-	}
-	if port != "" {
-		hostport += ":" + port
-	}
-
-	path := normalizeEscapes(u.EscapedPath(), false)
-	path = removeDotSegments(path)
-	if path == "" {
-		path = "/"
-	}
-	var b strings.Builder
-	b.WriteString(scheme)
-	b.WriteString("://")
-	if u.User != nil {
-		b.WriteString(u.User.String())
-		b.WriteByte('@')
-	}
-	b.WriteString(hostport)
-	b.WriteString(path)
-	if u.RawQuery != "" || u.ForceQuery {
-		b.WriteByte('?')
-		b.WriteString(normalizeEscapes(escapeQuery(u.RawQuery), true))
-	}
-	r := Result{URL: b.String(), Host: hostport}
-	if u.Fragment != "" {
-		r.Fragment = u.Fragment
-		r.HasFrag = true
-	}
-	return r, nil
+	return b.Resolve(ref)
 }
 
-func normalizeHost(h string) (string, error) {
-	if h == "" {
-		return "", fmt.Errorf("URL has no host")
-	}
-	if ip := net.ParseIP(h); ip != nil {
-		return ip.String(), nil
-	}
-	h = strings.TrimSuffix(h, ".")
-	if uh, err := url.PathUnescape(h); err == nil {
-		h = uh
-	}
-	a, err := profile.ToASCII(h)
+// Base is a parsed base URL, such as a page's URL or its <base href>, to
+// resolve that page's links against. It is safe for concurrent use.
+type Base struct {
+	u *wurl.Url
+}
+
+// NewBase parses an absolute URL of any scheme for use as a base.
+func NewBase(raw string) (*Base, error) {
+	u, err := parser.Parse(raw)
 	if err != nil {
-		// Non-strict fallback: lower-case hosts with underscores and the
-		// like exist on the web and resolve.
-		a, err = idna.Punycode.ToASCII(strings.ToLower(h))
-		if err != nil || a == "" {
-			return "", fmt.Errorf("invalid host %q: %w", truncate(h), err)
-		}
+		return nil, fmt.Errorf("parse base %q: %w", truncate(raw), err)
 	}
-	a = strings.ToLower(a)
-	for _, r := range a {
-		if r <= ' ' || strings.ContainsRune(`<>"{}|\^`+"`%/?#@", r) {
-			return "", fmt.Errorf("invalid host %q", truncate(h))
-		}
-	}
-	// An IPv4 address written in a form net.ParseIP rejects (e.g. with a
-	// trailing dot, removed above) normalizes to the plain form.
-	if ip := net.ParseIP(a); ip != nil {
-		return ip.String(), nil
-	}
-	return a, nil
+	return &Base{u: u}, nil
 }
 
-const hexUpper = "0123456789ABCDEF"
-
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		c == '-' || c == '.' || c == '_' || c == '~'
+// Resolve resolves ref against b and normalizes the result, as the
+// package-level Resolve does. A nil Base resolves only absolute URLs.
+func (b *Base) Resolve(ref string) (Result, error) {
+	if b == nil {
+		return Normalize(ref)
+	}
+	u, err := b.u.Parse(ref)
+	if err != nil {
+		return Result{}, fmt.Errorf("resolve %q: %w", truncate(ref), err)
+	}
+	return result(u)
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
+// String returns the base as the standard serializes it, fragment included.
+func (b *Base) String() string { return b.u.Href(false) }
 
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	default:
-		return c - 'A' + 10
+// result applies the crawler's equivalences to a parsed URL.
+func result(u *wurl.Url) (Result, error) {
+	scheme := u.Scheme()
+	if scheme != "http" && scheme != "https" {
+		return Result{}, fmt.Errorf("%s: %w", scheme, ErrUnsupportedScheme)
 	}
-}
-
-// normalizeEscapes upper-cases percent-escapes, decodes escaped
-// unreserved characters and escapes a stray '%'.
-func normalizeEscapes(s string, query bool) string {
-	if !strings.Contains(s, "%") {
-		return s
+	// The standard accepts an empty host only for file: URLs; checked
+	// anyway because the crawler keys politeness and storage on it.
+	host := u.Host()
+	if u.Hostname() == "" {
+		return Result{}, fmt.Errorf("%q has no host", truncate(u.Href(true)))
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '%' {
-			b.WriteByte(c)
-			continue
-		}
-		if i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			v := unhex(s[i+1])<<4 | unhex(s[i+2])
-			if isUnreserved(v) {
-				b.WriteByte(v)
-			} else {
-				b.WriteByte('%')
-				b.WriteByte(hexUpper[v>>4])
-				b.WriteByte(hexUpper[v&15])
-			}
-			i += 2
-			continue
-		}
-		b.WriteString("%25")
+	href := u.Href(false)
+	var r Result
+	// No '#' can stand before the fragment in a serialized http(s) URL:
+	// the standard escapes it in userinfo, path and query.
+	if i := strings.IndexByte(href, '#'); i >= 0 {
+		r.Fragment, r.HasFrag = decodeFragment(href[i+1:]), true
+		href = href[:i]
 	}
-	return b.String()
-}
-
-// escapeQuery percent-escapes bytes that may not appear raw in a query.
-func escapeQuery(q string) string {
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '`' {
-			b.WriteByte('%')
-			b.WriteByte(hexUpper[c>>4])
-			b.WriteByte(hexUpper[c&15])
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// removeDotSegments applies RFC 3986 section 5.2.4, also to the escaped
-// forms %2e and %2E that WHATWG counts as dots.
-func removeDotSegments(p string) string {
-	if !strings.Contains(p, ".") && !strings.Contains(strings.ToLower(p), "%2e") {
-		return p
-	}
-	segs := strings.Split(p, "/")
-	out := make([]string, 0, len(segs))
-	for i, s := range segs {
-		last := i == len(segs)-1
-		switch strings.ToLower(s) {
-		case ".", "%2e":
-			if last {
-				out = append(out, "")
-			}
-		case "..", ".%2e", "%2e.", "%2e%2e":
-			if len(out) > 1 {
-				out = out[:len(out)-1]
-			}
-			if last {
-				out = append(out, "")
-			}
-		default:
-			out = append(out, s)
-		}
-	}
-	r := strings.Join(out, "/")
-	if strings.HasPrefix(p, "/") && !strings.HasPrefix(r, "/") {
-		r = "/" + r
-	}
-	return r
-}
-
-// escapeStrayPercent writes a '%' that starts no escape as "%25", which
-// is how a browser sends it.
-func escapeStrayPercent(s string) string {
-	if !strings.Contains(s, "%") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && !(i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2])) {
-			b.WriteString("%25")
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-func isC0OrSpace(r rune) bool { return r <= ' ' }
-
-func removeTabsNewlines(s string) string {
-	if !strings.ContainsAny(s, "\t\r\n") {
-		return s
-	}
-	return strings.NewReplacer("\t", "", "\r", "", "\n", "").Replace(s)
-}
-
-func hasHTTPScheme(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "http:") || strings.HasPrefix(l, "https:")
-}
-
-func unwrapURLError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
+	r.URL = normalizeEscapes(href)
+	r.Host = host
+	return r, nil
 }
 
 func truncate(s string) string {

@@ -2,7 +2,6 @@ package urlnorm
 
 import (
 	"html"
-	"net/url"
 	"regexp"
 	"testing"
 
@@ -47,12 +46,12 @@ func BenchmarkResolve(b *testing.B) {
 	} {
 		b.Run(site.name, func(b *testing.B) {
 			type link struct {
-				base *url.URL
+				base *Base
 				href string
 			}
 			var links []link
 			for _, p := range site.pages(b) {
-				base, err := Parse("http://127.0.0.1:8080/" + p.Path)
+				base, err := NewBase("http://127.0.0.1:8080/" + p.Path)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -64,7 +63,7 @@ func BenchmarkResolve(b *testing.B) {
 			i := 0
 			for b.Loop() {
 				l := links[i%len(links)]
-				Resolve(l.base, l.href) // some hrefs (mailto:, javascript:) are refused, as in a crawl
+				l.base.Resolve(l.href) // some hrefs (mailto:, javascript:) are refused, as in a crawl
 				i++
 			}
 			b.ReportMetric(float64(len(links)), "links")

@@ -2,94 +2,97 @@ package urlnorm
 
 import (
 	"errors"
-	"net/url"
-	"strings"
 	"testing"
 )
 
+// TestNormalize covers each written equivalence and the cases issues #17
+// and #21 reported against the hand-written normalizer.
 func TestNormalize(t *testing.T) {
 	tests := []struct {
-		in, want string
+		name, in, want, host string
 	}{
-		{"HTTP://Example.COM", "http://example.com/"},
-		{"http://example.com:80/a", "http://example.com/a"},
-		{"https://example.com:443/a", "https://example.com/a"},
-		{"https://example.com:8443/a", "https://example.com:8443/a"},
-		{"http://example.com/a/./b/../c", "http://example.com/a/c"},
-		{"http://example.com/../../x", "http://example.com/x"},
-		{"http://example.com/a/%2e%2E/b", "http://example.com/b"},
-		{"http://example.com/%7efoo/%41%62", "http://example.com/~foo/Ab"},
-		{"http://example.com/a%2fb%c3%a9", "http://example.com/a%2Fb%C3%A9"},
-		{"http://example.com/p?q=%e2%82%ac&b=1", "http://example.com/p?q=%E2%82%AC&b=1"},
-		{"http://example.com/page#section", "http://example.com/page"},
-		{"http://bücher.example/", "http://xn--bcher-kva.example/"},
-		{"http://EXAMPLE.com./x", "http://example.com/x"},
-		{"  http://example.com/trim  ", "http://example.com/trim"},
-		{"http://example.com/a\tb\nc", "http://example.com/abc"},
-		{`http://example.com\a\b`, "http://example.com/a/b"},
-		{"http://[::1]:8080/", "http://[::1]:8080/"},
-		{"http://127.0.0.1:00080/", "http://127.0.0.1:80/"},
-		{"http://example.com/a b", "http://example.com/a%20b"},
-		{"http://example.com?", "http://example.com/?"},
-		{"http://user@example.com/", "http://user@example.com/"},
-		{"http://example.com/100%", "http://example.com/100%25"},
+		{"scheme and host case", "HTTP://Example.COM", "http://example.com/", "example.com"},
+		{"default http port", "http://example.com:80/a", "http://example.com/a", "example.com"},
+		{"default https port", "https://example.com:443/a", "https://example.com/a", "example.com"},
+		{"other port kept", "https://example.com:8443/a", "https://example.com:8443/a", "example.com:8443"},
+		{"default port with leading zeros", "HTTP://0:080", "http://0.0.0.0/", "0.0.0.0"},
+		{"default port with more zeros", "http://127.0.0.1:00080/", "http://127.0.0.1/", "127.0.0.1"},
+		{"port with leading zeros", "http://x:0081/", "http://x:81/", "x:81"},
+		{"dot segments", "http://example.com/a/./b/../c", "http://example.com/a/c", "example.com"},
+		{"dot segments above the root", "http://example.com/../../x", "http://example.com/x", "example.com"},
+		{"escaped dot segments", "http://example.com/a/%2e%2E/b", "http://example.com/b", "example.com"},
+		{"unreserved escapes decoded", "http://example.com/%7efoo/%41%62%2d%5F", "http://example.com/~foo/Ab-_", "example.com"},
+		{"reserved escapes kept, hex upper-cased", "http://example.com/a%2fb%c3%a9%3f", "http://example.com/a%2Fb%C3%A9%3F", "example.com"},
+		{"escapes kept beside a non-ASCII char", "http://example.com/a%2Fb/é", "http://example.com/a%2Fb/%C3%A9", "example.com"},
+		{"escapes kept beside a space", "http://example.com/a%2Fb/c d", "http://example.com/a%2Fb/c%20d", "example.com"},
+		{"query escapes", "http://example.com/p?q=%e2%82%ac&b=%7e%26", "http://example.com/p?q=%E2%82%AC&b=~%26", "example.com"},
+		{"stray percent", "http://example.com/100%?a=%zz%2", "http://example.com/100%25?a=%25zz%252", "example.com"},
+		{"fragment cut", "http://example.com/page#section", "http://example.com/page", "example.com"},
+		{"IDNA", "http://bücher.example/", "http://xn--bcher-kva.example/", "xn--bcher-kva.example"},
+		{"IDNA mapping", "http://ＥＸＡＭＰＬＥ.com/", "http://example.com/", "example.com"},
+		{"escaped host", "https://example%2Ecom/", "https://example.com/", "example.com"},
+		{"trailing dot kept", "http://EXAMPLE.com./x", "http://example.com./x", "example.com."},
+		{"trailing dots kept", "http://example.com..", "http://example.com../", "example.com.."},
+		{"C0 and space trimmed", "\x00 http://example.com/trim \x1f", "http://example.com/trim", "example.com"},
+		{"tab and newline removed", "http://example.com/a\tb\nc", "http://example.com/abc", "example.com"},
+		{"backslash in the path", `http://example.com\a\b`, "http://example.com/a/b", "example.com"},
+		{"backslash in the query kept", `http://example.com/p?a\b`, `http://example.com/p?a\b`, "example.com"},
+		{"IPv6", "http://[::1]:8080/", "http://[::1]:8080/", "[::1]:8080"},
+		{"IPv4-mapped IPv6 stays IPv6", "http://[::ffff:127.0.0.1]/", "http://[::ffff:7f00:1]/", "[::ffff:7f00:1]"},
+		{"IPv4 numbers", "http://0Xc0.0250.01/", "http://192.168.0.1/", "192.168.0.1"},
+		{"space in path", "http://example.com/a b", "http://example.com/a%20b", "example.com"},
+		{"empty query kept", "http://example.com?", "http://example.com/?", "example.com"},
+		{"userinfo kept", "http://user@example.com/", "http://user@example.com/", "example.com"},
+		{"empty userinfo dropped", "http://@x/", "http://x/", "x"},
+		{"empty password dropped", "https://test:@test", "https://test@test/", "test"},
+		{"non-ASCII userinfo", "http://ü:é@x/", "http://%C3%BC:%C3%A9@x/", "x"},
+		{"dot host", "HTTP://./", "http://./", "."},
 	}
 	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			got, err := Normalize(tt.in)
 			if err != nil {
 				t.Fatalf("Normalize(%q): %v", tt.in, err)
 			}
-			if got.URL != tt.want {
-				t.Errorf("Normalize(%q) = %q, want %q", tt.in, got.URL, tt.want)
+			if got.URL != tt.want || got.Host != tt.host {
+				t.Errorf("Normalize(%q) = %q host %q, want %q host %q", tt.in, got.URL, got.Host, tt.want, tt.host)
 			}
 		})
 	}
 }
 
-// Cases from the WHATWG URL standard's urltestdata.json (relative
-// references resolved against http://example.org/foo/bar), restricted to
-// http(s) results, with the fragment removed as the crawler stores them.
-func TestResolveWHATWG(t *testing.T) {
-	base, _ := url.Parse("http://example.org/foo/bar")
+func TestResolve(t *testing.T) {
+	const base = "http://example.org/foo/bar"
 	tests := []struct {
 		in, want, frag string
+		hasFrag        bool
 	}{
-		{"http://example\t.\norg", "http://example.org/", ""},
-		{"http://user:pass@foo:21/bar;par?b#c", "http://user:pass@foo:21/bar;par?b", "c"},
-		{"https://test:@test", "https://test:@test/", ""},
-		{"http:/example.com/", "http://example.org/example.com/", ""},
-		{"#β", "http://example.org/foo/bar", "β"},
-		{"#", "http://example.org/foo/bar", ""},
-		{"/a/b/c", "http://example.org/a/b/c", ""},
-		{"../a", "http://example.org/a", ""},
-		{"./a", "http://example.org/foo/a", ""},
-		{"//example.com/x", "http://example.com/x", ""},
-		{"?x", "http://example.org/foo/bar?x", ""},
-		{"http://example.com/foo/%2e%2", "http://example.com/foo/.%252", ""}, // WHATWG keeps "%2" raw; we escape the stray '%'
-		{"http:example.com/", "http://example.org/foo/example.com/", ""},
-		{"http://www.google.com/foo?bar=baz#", "http://www.google.com/foo?bar=baz", ""},
-		{"http://[1:0::]", "http://[1::]/", ""},
-		{"http://0Xc0.0250.01", "", ""}, // non-decimal IPv4 is not normalized; kept as a name
-		{"http://www/foo%2Ehtml", "http://www/foo.html", ""},
-		{"http://example.com/foo/bar/../ton/../../a", "http://example.com/a", ""},
-		{"http://example.com/foo/../../..", "http://example.com/", ""},
-		{"http://example.com////../..", "http://example.com//", ""},
+		{"/a/b/c", "http://example.org/a/b/c", "", false},
+		{"../a", "http://example.org/a", "", false},
+		{"./a", "http://example.org/foo/a", "", false},
+		{"//example.com/x", "http://example.com/x", "", false},
+		{"///test", "http://test/", "", false},
+		{`\\x\hello`, "http://x/hello", "", false},
+		{"?x", "http://example.org/foo/bar?x", "", false},
+		{":23", "http://example.org/foo/:23", "", false},
+		{"http:example.com/", "http://example.org/foo/example.com/", "", false},
+		{"http:/example.com/", "http://example.org/example.com/", "", false},
+		{"https:example.com/", "https://example.com/", "", false},
+		{"#β", "http://example.org/foo/bar", "β", true},
+		{"#", "http://example.org/foo/bar", "", true},
+		{"#a%23b", "http://example.org/foo/bar", "a#b", true},
+		{"", "http://example.org/foo/bar", "", false},
+		{"  \t", "http://example.org/foo/bar", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			got, err := Resolve(base, tt.in)
-			if tt.want == "" {
-				if err == nil && got.URL == "" {
-					t.Fatalf("Resolve(%q) gave neither URL nor error", tt.in)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatalf("Resolve(%q): %v", tt.in, err)
 			}
-			if got.URL != tt.want || got.Fragment != tt.frag || got.HasFrag != strings.Contains(tt.in, "#") {
-				t.Errorf("Resolve(%q) = %q #%q, want %q #%q", tt.in, got.URL, got.Fragment, tt.want, tt.frag)
+			if got.URL != tt.want || got.Fragment != tt.frag || got.HasFrag != tt.hasFrag {
+				t.Errorf("Resolve(%q) = %q #%q (%v), want %q #%q (%v)",
+					tt.in, got.URL, got.Fragment, got.HasFrag, tt.want, tt.frag, tt.hasFrag)
 			}
 		})
 	}
@@ -103,8 +106,16 @@ func TestNormalizeErrors(t *testing.T) {
 		{"", false},
 		{"example.com/no-scheme", false},
 		{"http://", false},
+		{"http:////", false},
 		{"http://exa mple.com/", false},
 		{"http://[::1/", false},
+		{"http://[::1]./", false},
+		{"http://example.com:99999/", false},
+		{"http://\u200b/", false}, // maps to an empty host
+		{"https://xn--/", false},  // invalid Punycode
+		{"https://example%2Xcom/", false},
+		{"https://abc%FEdef.org/", false},
+		{"http://\u00ad/", false}, // a soft hyphen maps to nothing
 		{"mailto:someone@example.com", true},
 		{"javascript:alert(1)", true},
 		{"ftp://example.com/file", true},
@@ -112,9 +123,9 @@ func TestNormalizeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			_, err := Normalize(tt.in)
+			r, err := Normalize(tt.in)
 			if err == nil {
-				t.Fatalf("Normalize(%q) succeeded, want an error", tt.in)
+				t.Fatalf("Normalize(%q) = %q, want an error", tt.in, r.URL)
 			}
 			if got := errors.Is(err, ErrUnsupportedScheme); got != tt.unsupported {
 				t.Errorf("Normalize(%q) error %v: unsupported=%v, want %v", tt.in, err, got, tt.unsupported)
@@ -123,37 +134,78 @@ func TestNormalizeErrors(t *testing.T) {
 	}
 }
 
+// TestNoCollision lists pairs that the standard tells apart and that an
+// equivalence could wrongly merge: they must stay two URLs.
+func TestNoCollision(t *testing.T) {
+	pairs := [][2]string{
+		{"http://example.com/a%2Fb/é", "http://example.com/a/b/é"},
+		{"http://example.com/a%2Fb", "http://example.com/a/b"},
+		{"http://example.com/p?a%26b=1", "http://example.com/p?a&b=1"},
+		{"http://example.com/p?a%3Db", "http://example.com/p?a=b"},
+		{"http://example.com/p?a\\b", "http://example.com/p?a/b"},
+		{"http://example.com/a%3Fb", "http://example.com/a?b"},
+		{"http://example.com/a%23b", "http://example.com/a#b"},
+		{"http://example.com/a%2Bb", "http://example.com/a+b"},
+		{"http://example.com/a%20b", "http://example.com/a+b"},
+		{"http://example.com/%252F", "http://example.com/%2F"},
+		{"http://example.com/a//b", "http://example.com/a/b"},
+		{"http://example.com/?", "http://example.com/"},
+		{"http://example.com/?b=1&a=1", "http://example.com/?a=1&b=1"},
+		{"http://example.com./", "http://example.com/"},
+		{"http://u@example.com/", "http://example.com/"},
+		{"http://example.com:8080/", "http://example.com/"},
+		{"https://example.com/", "http://example.com/"},
+		{"http://[::ffff:127.0.0.1]/", "http://127.0.0.1/"},
+		{"http://example.com/a/b/", "http://example.com/a/b"},
+	}
+	for _, p := range pairs {
+		a, err1 := Normalize(p[0])
+		b, err2 := Normalize(p[1])
+		if err1 != nil || err2 != nil {
+			t.Errorf("Normalize(%q), Normalize(%q): %v, %v", p[0], p[1], err1, err2)
+			continue
+		}
+		if a.URL == b.URL {
+			t.Errorf("%q and %q both become %q", p[0], p[1], a.URL)
+		}
+	}
+}
+
 func TestNormalizeIdempotent(t *testing.T) {
-	for _, in := range []string{"HTTP://a.B/c/../d?%7e#x", "http://bücher.example/ä", "https://x/a%2fb/./c"} {
+	for _, in := range []string{
+		"HTTP://a.B/c/../d?%7e#x", "http://bücher.example/ä", "https://x/a%2fb/./c",
+		"http://example.com..", "HTTP://0:080", "http://x/%%41%2%zz?%%7e%", "http://x/%2%2e%2e/",
+		"http://[::ffff:127.0.0.1]:0080/", "http://@x/", "http://é@x/?é",
+	} {
 		once, err := Normalize(in)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("Normalize(%q): %v", in, err)
 		}
 		twice, err := Normalize(once.URL)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("Normalize(%q), from %q: %v", once.URL, in, err)
 		}
-		if once.URL != twice.URL {
+		if once.URL != twice.URL || once.Host != twice.Host {
 			t.Errorf("not idempotent: %q -> %q -> %q", in, once.URL, twice.URL)
 		}
 	}
 }
 
-func FuzzNormalize(f *testing.F) {
-	for _, s := range []string{"http://a/b", "HTTP://x:80/./a/../b?c#d", "https://bücher.de/%7e"} {
-		f.Add(s)
+func TestBaseResolveMatchesResolve(t *testing.T) {
+	const base = "https://example.org/dir/page.html?x#f"
+	b, err := NewBase(base)
+	if err != nil {
+		t.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		r, err := Normalize(s)
-		if err != nil {
-			return
+	for _, ref := range []string{"a", "../b?c", "#g", "//other/x", "mailto:x@y", "http://[", ""} {
+		r1, err1 := b.Resolve(ref)
+		r2, err2 := Resolve(base, ref)
+		if r1 != r2 || (err1 == nil) != (err2 == nil) {
+			t.Errorf("ref %q: Base.Resolve = %+v, %v; Resolve = %+v, %v", ref, r1, err1, r2, err2)
 		}
-		r2, err := Normalize(r.URL)
-		if err != nil {
-			t.Fatalf("normalized %q to %q, which does not normalize: %v", s, r.URL, err)
-		}
-		if r2.URL != r.URL {
-			t.Fatalf("not idempotent: %q -> %q -> %q", s, r.URL, r2.URL)
-		}
-	})
+	}
+	// Resolving must not change the base.
+	if got := b.String(); got != base {
+		t.Errorf("base changed to %q", got)
+	}
 }
