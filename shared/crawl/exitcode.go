@@ -56,6 +56,10 @@ const (
 	ExitHTTPServerError ExitCode = 41
 	// ExitRateLimited: the server answered 429 and kept doing so.
 	ExitRateLimited ExitCode = 42
+	// ExitNoSitemap: a sitemap learned from robots.txt (named there, or
+	// the /sitemap.xml guessed when it names none) answered 404 or 410:
+	// the site has no such sitemap. Not an error of the site.
+	ExitNoSitemap ExitCode = 43
 
 	// ExitTimeout: no complete answer within the HTTP timeout.
 	ExitTimeout ExitCode = 50
@@ -107,6 +111,7 @@ var exitCodeInfo = map[ExitCode]struct {
 	ExitHTTPClientError:   {"http-client-error", StatusError},
 	ExitHTTPServerError:   {"http-server-error", StatusError},
 	ExitRateLimited:       {"rate-limited", StatusError},
+	ExitNoSitemap:         {"no-sitemap", StatusFiltered},
 	ExitTimeout:           {"timeout", StatusError},
 	ExitNetworkError:      {"network-error", StatusError},
 	ExitRedirectLoop:      {"redirect-loop", StatusError},
@@ -123,7 +128,7 @@ func ExitCodes() []ExitCode {
 		ExitUnknown, ExitComplete, ExitDuplicate, ExitUnchanged, ExitRedirect,
 		ExitRobotsDisallowed, ExitOutOfScope, ExitExcluded, ExitTooDeep,
 		ExitBlockedAddress, ExitTooManyURLs, ExitHTTPClientError,
-		ExitHTTPServerError, ExitRateLimited, ExitTimeout, ExitNetworkError,
+		ExitHTTPServerError, ExitRateLimited, ExitNoSitemap, ExitTimeout, ExitNetworkError,
 		ExitRedirectLoop, ExitTooManyRedirects, ExitTooLarge, ExitBadContent,
 		ExitInvalidURL, ExitUnsupportedScheme,
 	}

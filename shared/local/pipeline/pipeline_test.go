@@ -195,6 +195,40 @@ func TestResumeKeepsRobots(t *testing.T) {
 	}
 }
 
+// TestMissingSitemapIsNotAnError: the test site has no robots.txt and
+// no sitemap; the /sitemap.xml guessed for it answers 404, recorded as
+// no-sitemap (seed 004 filtered), while a page's 404 stays an error.
+func TestMissingSitemapIsNotAnError(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.SetHang(0)
+	dir := t.TempDir()
+	res := crawlSite(t, dir, testConfig(site.URL+"/"))
+	if site.Counts()["/sitemap.xml"] != 1 {
+		t.Fatalf("/sitemap.xml requested %d times, want once", site.Counts()["/sitemap.xml"])
+	}
+	if res.Outcomes[crawl.ExitNoSitemap] != 1 {
+		t.Errorf("outcomes %v, want one no-sitemap", res.Outcomes)
+	}
+	dd, err := OpenDataDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Close()
+	for u, want := range map[string]crawl.ExitCode{
+		site.URL + "/sitemap.xml":  crawl.ExitNoSitemap,
+		site.URL + "/missing.html": crawl.ExitHTTPClientError,
+	} {
+		c, err := dd.DB.GetCandidate(context.Background(), u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if c.LastCrawlExitCode == nil || *c.LastCrawlExitCode != want {
+			t.Errorf("%s: exit %v, want %v", u, c.LastCrawlExitCode, want)
+		}
+	}
+}
+
 // TestRecrawlFetchesEachURLOnce: --recrawl makes every known URL due,
 // redirect targets among them; following a redirect to a target already
 // crawled in this recrawl does not fetch it again.

@@ -118,6 +118,8 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		return finish(crawl.ExitRedirect, "")
 	case status == http.StatusTooManyRequests:
 		return finish(crawl.ExitRateLimited, attempts("HTTP "+resp.Status, len(cr.Requests)))
+	case (status == http.StatusNotFound || status == http.StatusGone) && fromRobots(c):
+		return finish(crawl.ExitNoSitemap, "no sitemap here: HTTP "+resp.Status)
 	case status >= 400 && status < 500:
 		return finish(crawl.ExitHTTPClientError, "HTTP "+resp.Status)
 	case status >= 500:
@@ -125,6 +127,15 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	default:
 		return finish(crawl.ExitBadContent, "unexpected HTTP "+resp.Status)
 	}
+}
+
+// fromRobots reports whether the candidate was first learned from its
+// origin's robots.txt: a sitemap named there, or /sitemap.xml guessed
+// when it names none. A URL also linked from a page first keeps that page
+// as its parent, and its 404 stays an error.
+func fromRobots(c crawl.Candidate) bool {
+	p, err := url.Parse(c.Parent)
+	return err == nil && p.Path == "/robots.txt" && p.RawQuery == ""
 }
 
 func attempts(msg string, n int) string {
