@@ -117,6 +117,17 @@ func result(u *wurl.Url) (Result, error) {
 	}
 	r.URL = normalizeEscapes(href)
 	r.Host = host
+	// The parser's IDNA is not always idempotent: a label can map to
+	// punycode that the same parser then refuses to decode ("İİ!" becomes
+	// "xn--ii!-8dcb", whose "!" the decoder disallows). A host that would
+	// not read back as itself is refused, so that every URL kept
+	// normalizes to itself. Only punycode hosts are checked again.
+	if strings.Contains(u.Hostname(), "xn--") {
+		again, err := parser.Parse(r.URL)
+		if err != nil || normalizeEscapes(again.Href(false)) != r.URL {
+			return Result{}, fmt.Errorf("%q: its host does not read back as itself (IDNA), so it has no stable form", truncate(r.URL))
+		}
+	}
 	return r, nil
 }
 
