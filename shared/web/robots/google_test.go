@@ -74,7 +74,7 @@ func TestGoogleCases(t *testing.T) {
 			}
 			v := rulesFor(c.Robots, c.Agent).Verdict(pathOf(c.URL))
 			if v.Allowed != want {
-				t.Errorf("agent %q, %s: allowed %v, want %v (%s)\nrobots.txt:\n%s", c.Agent, clip(c.URL), v.Allowed, want, v.Reason, clip(c.Robots))
+				t.Errorf("agent %q, %s: allowed %v, want %v (%s)\nrobots.txt:\n%s", c.Agent, clip(c.URL), v.Allowed, want, v, clip(c.Robots))
 			}
 			n := counts[c.Class]
 			n[0]++

@@ -63,10 +63,35 @@ type Verdict struct {
 	// robots.txt ("*" for the global group); "" when no group applied.
 	Group string
 	// Rule is the rule that decided; nil when none matched (allowed), or
-	// when robots.txt was not read (see Reason).
-	Rule *Rule
-	// Reason is why, as a sentence for the crawl log.
-	Reason string
+	// when robots.txt was not read (see Rules.Reason).
+	Rule  *Rule
+	rules *Rules
+}
+
+// String says why, for the crawl log: the group, the rule that decided
+// and its line, the lines that were ignored; or why robots.txt was not
+// read.
+func (v Verdict) String() string {
+	r := v.rules
+	if r == nil {
+		return ""
+	}
+	if r.all != nil {
+		return r.Reason
+	}
+	var s string
+	switch {
+	case v.Group == "":
+		s = "robots.txt has no group for us nor for *"
+	case v.Rule == nil:
+		s = fmt.Sprintf("robots.txt group %q, no rule matches", v.Group)
+	default:
+		s = fmt.Sprintf("robots.txt group %q, rule %s", v.Group, v.Rule)
+	}
+	if note := r.IgnoredNote(); note != "" {
+		s += "; " + note
+	}
+	return s
 }
 
 // Allowed reports whether the path (with its query) may be fetched.
@@ -79,9 +104,9 @@ func (r *Rules) Allowed(pathQuery string) bool { return r.Verdict(pathQuery).All
 // their percent-encoding normalized.
 func (r *Rules) Verdict(pathQuery string) Verdict {
 	if r.all != nil {
-		return Verdict{Allowed: *r.all, Reason: r.Reason}
+		return Verdict{Allowed: *r.all, rules: r}
 	}
-	v := Verdict{Allowed: true, Group: r.group}
+	v := Verdict{Allowed: true, Group: r.group, rules: r}
 	if pathQuery == "" {
 		pathQuery = "/"
 	}
@@ -91,17 +116,6 @@ func (r *Rules) Verdict(pathQuery string) Verdict {
 			v.Allowed, v.Rule = r.rules[i].Allow, &r.rules[i]
 			break
 		}
-	}
-	switch {
-	case r.group == "":
-		v.Reason = "robots.txt has no group for us nor for *"
-	case v.Rule == nil:
-		v.Reason = fmt.Sprintf("robots.txt group %q, no rule matches", r.group)
-	default:
-		v.Reason = fmt.Sprintf("robots.txt group %q, rule %s", r.group, v.Rule)
-	}
-	if note := r.IgnoredNote(); note != "" {
-		v.Reason += "; " + note
 	}
 	return v
 }
