@@ -18,7 +18,6 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/nlnwa/whatwg-url v0.6.2
 	github.com/schollz/progressbar/v3 v3.19.1
-	github.com/temoto/robotstxt v1.1.2
 	golang.org/x/crypto v0.58.0
 	golang.org/x/net v0.62.0
 	golang.org/x/term v0.47.0

@@ -38,9 +38,16 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		AgentUUID: f.cfg.AgentUUID, URL: c.URL, CrawlType: t.CrawlType, CrawlUUID: t.CrawlUUID, TimeStarted: start.Unix(),
 	}}}
 	cr := &out.cr
+	var robotsNote string // lines of robots.txt that were ignored, said in every crawl they let through
 	finish := func(code crawl.ExitCode, msg string) (outcome, error) {
 		cr.Log.ExitCode = code
 		cr.Log.TimeTakenMS = f.now().Sub(start).Milliseconds()
+		if robotsNote != "" {
+			if msg != "" {
+				msg += "; "
+			}
+			msg += robotsNote
+		}
 		if msg != "" {
 			cr.Log.Message = &msg
 		}
@@ -61,12 +68,15 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	if rules.Refused {
 		return finish(crawl.ExitBlockedAddress, rules.Reason)
 	}
-	if !rules.Allowed(u.RequestURI()) {
+	if v := rules.Verdict(u.RequestURI()); !v.Allowed {
 		if rules.Temporary {
 			out.retryAt = rules.Expires
 		}
-		return finish(crawl.ExitRobotsDisallowed, "disallowed by robots.txt: "+rules.Reason)
+		// The verdict names the group, the rule and its line, and the
+		// lines that were ignored.
+		return finish(crawl.ExitRobotsDisallowed, "disallowed by robots.txt: "+v.String())
 	}
+	robotsNote = rules.IgnoredNote()
 	delay := max(f.cfg.Delay, min(rules.CrawlDelay, f.cfg.MaxCrawlDelay))
 
 	done, err := f.polite.Wait(ctx, c.Host, delay)
@@ -264,7 +274,11 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (*robots.Rules, e
 			f.log.WarnContext(ctx, "sharing robots.txt failed; other processes will fetch it too", "origin", origin, "err", err)
 		}
 	}
-	return robots.FromResponse(resp.StatusCode, body, f.cfg.UserAgent, now, f.cfg.RobotsTTL, f.cfg.RobotsErrorTTL), nil
+	rules := robots.FromResponse(resp.StatusCode, body, f.cfg.UserAgent, now, f.cfg.RobotsTTL, f.cfg.RobotsErrorTTL)
+	if rules.IgnoredCount > 0 {
+		f.log.Info("robots.txt lines ignored", "origin", origin, "count", rules.IgnoredCount, "lines", rules.IgnoredNote())
+	}
+	return rules, nil
 }
 
 // sharedRobots returns the origin's rules from the shared store while

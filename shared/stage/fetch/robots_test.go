@@ -1,0 +1,61 @@
+package fetch
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// A robots.txt with lines we cannot read is applied without them (not
+// allowed wholesale), and the crawl log says which rule decided and
+// which lines were ignored.
+func TestRobotsIgnoredLinesAreReported(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "Disallow: /orphan/\n"+
+				"User-agent: *\n"+
+				"Crawl-delay: soon\n"+
+				"Disallow: /private/\n")
+			return
+		}
+		fmt.Fprint(w, "<p>hello</p>")
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil)
+
+	tests := []struct {
+		name     string
+		path     string
+		code     crawl.ExitCode
+		contains []string
+	}{
+		{"disallowed by the * group", "/private/x", crawl.ExitRobotsDisallowed, []string{
+			`disallowed by robots.txt: robots.txt group "*", rule Disallow: /private/ (line 4)`,
+			`line 1 "Disallow: /orphan/" (rule before any user-agent line)`,
+			`line 3 "Crawl-delay: soon" (crawl-delay is not a number of seconds)`,
+		}},
+		{"allowed, with the ignored lines noted", "/orphan/y", crawl.ExitComplete, []string{
+			`robots.txt ignored line 1 "Disallow: /orphan/"`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cr, _ := h.crawl(t, srv.URL+tt.path, nil)
+			if cr.Log.ExitCode != tt.code {
+				t.Fatalf("exit code %v, want %v", cr.Log.ExitCode, tt.code)
+			}
+			if cr.Log.Message == nil {
+				t.Fatal("no crawl log message")
+			}
+			for _, want := range tt.contains {
+				if !strings.Contains(*cr.Log.Message, want) {
+					t.Errorf("message %q does not say %q", *cr.Log.Message, want)
+				}
+			}
+		})
+	}
+}
