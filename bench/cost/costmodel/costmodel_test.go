@@ -140,6 +140,8 @@ func TestRead(t *testing.T) {
 		strings.Replace(emfPages, "%d", "3", 1),
 		strings.Replace(emfPages, "%d", "2", 1),
 		`{"Function":"parser","Pages":7,"_aws":{}}`, // another function's metric of that name
+		`{"Function":"scheduler","Outcome":"admitted","Admissions":40,"_aws":{}}`,
+		`{"Function":"scheduler","Outcome":"deduped","Admissions":960,"_aws":{}}`,
 		`{"time":"x","level":"INFO","msg":"fetched","url":"http://a/"}`,
 		`not JSON {at all`,
 		``,
@@ -148,8 +150,8 @@ func TestRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tot.Pages != 5 || tot.Records != 1 || tot.Lines != 6 {
-		t.Errorf("pages %v, records %d, lines %d; want 5, 1, 6", tot.Pages, tot.Records, tot.Lines)
+	if tot.Pages != 5 || tot.Links != 1000 || tot.Records != 1 || tot.Lines != 8 {
+		t.Errorf("pages %v, links %v, records %d, lines %d; want 5, 1000, 1, 8", tot.Pages, tot.Links, tot.Records, tot.Lines)
 	}
 	f := tot.Functions["fetcher"]
 	if f == nil || f.Invocations != 1 || f.BilledMS != 2 || f.ESMReceives != 1 || f.ESMDeletes != 1 || f.Ops["S3.PutObject"].Bytes != 1<<20 {
@@ -161,6 +163,9 @@ func TestRead(t *testing.T) {
 	}
 	if e.Pages != 5 || !near(e.S3BytesPerPage, float64(1<<20)/5) {
 		t.Errorf("pages %v, S3 bytes per page %v", e.Pages, e.S3BytesPerPage)
+	}
+	if e.Links != 1000 || !near(e.PerLink(e.USD)*1000, e.USD) {
+		t.Errorf("links %v, per link %v of %v", e.Links, e.PerLink(e.USD), e.USD)
 	}
 	if _, err := Price(&Totals{Functions: map[string]*Function{}}, 0); err == nil {
 		t.Error("Price with no pages: no error")

@@ -19,6 +19,8 @@ type Item struct {
 // Estimate is the bill of a run, per page.
 type Estimate struct {
 	Pages float64 `json:"pages"`
+	// Links is the enqueue events the scheduler took (Totals.Links).
+	Links float64 `json:"links"`
 	// Items are the per-page costs: everything but environments' inits.
 	Items []Item `json:"items"`
 	// USD is the run's total of Items; PerMillionPages the same per
@@ -56,6 +58,14 @@ func (e *Estimate) PerPage(q float64) float64 {
 	return q / e.Pages
 }
 
+// PerLink is q per enqueue event (link); 0 when there were none.
+func (e *Estimate) PerLink(q float64) float64 {
+	if e.Links == 0 {
+		return 0
+	}
+	return q / e.Links
+}
+
 // PerMillion is usd per million pages.
 func (e *Estimate) PerMillion(usd float64) float64 { return e.PerPage(usd) * 1e6 }
 
@@ -77,7 +87,7 @@ func Price(t *Totals, pages float64) (*Estimate, error) {
 	if pages <= 0 {
 		return nil, fmt.Errorf("no pages: the logs hold no fetcher Pages metric; give the number of pages")
 	}
-	e := &Estimate{Pages: pages, IdlePollingPerMonth: IdlePollingPerMonth}
+	e := &Estimate{Pages: pages, Links: t.Links, IdlePollingPerMonth: IdlePollingPerMonth}
 	var s3Bytes float64
 	for _, name := range t.Names() {
 		f := t.Functions[name]

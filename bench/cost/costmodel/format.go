@@ -12,6 +12,10 @@ import (
 func WriteMarkdown(w io.Writer, t *Totals, e *Estimate) {
 	fmt.Fprintf(w, "%.0f pages, %d usage records, %d log lines (%d bytes)\n\n", e.Pages, t.Records, t.Lines, t.LogBytes)
 	fmt.Fprintf(w, "**$%.3f per million pages** (AWS requests per page: %.1f)\n\n", e.PerMillionPages, e.PerPage(e.Requests))
+	if e.Links > 0 {
+		fmt.Fprintf(w, "%.0f links (enqueue events), %.1f a page: $%.3f per million links, %.3f AWS requests per link\n\n",
+			e.Links, e.PerPage(e.Links), e.PerLink(e.USD)*1e6, e.PerLink(e.Requests))
+	}
 
 	fmt.Fprintln(w, "| service | $/M pages | share |")
 	fmt.Fprintln(w, "|---|---:|---:|")

@@ -39,6 +39,10 @@ type Totals struct {
 	// Pages is the pages crawled: the sum of the fetcher's EMF Pages
 	// metric (one per recorded crawl, whatever its outcome).
 	Pages float64
+	// Links is the enqueue events the scheduler took (its EMF
+	// Admissions metric, whatever the outcome): links found in pages,
+	// sitemap entries, redirect targets and seeds, each one event.
+	Links float64
 	// LogBytes is the size of every line read, usage records included:
 	// what CloudWatch Logs ingests.
 	LogBytes int64
@@ -83,6 +87,8 @@ type probe struct {
 	AWS      json.RawMessage `json:"_aws"`
 	Function string          `json:"Function"` // EMF dimension
 	Pages    *float64        `json:"Pages"`
+	// Admissions is the scheduler's EMF count of enqueue events.
+	Admissions *float64 `json:"Admissions"`
 }
 
 func (t *Totals) add(b []byte, memoryMB func(string) int) error {
@@ -103,6 +109,8 @@ func (t *Totals) add(b []byte, memoryMB func(string) int) error {
 		t.record(rec, memoryMB)
 	case p.AWS != nil && p.Function == "fetcher" && p.Pages != nil:
 		t.Pages += *p.Pages
+	case p.AWS != nil && p.Function == "scheduler" && p.Admissions != nil:
+		t.Links += *p.Admissions
 	}
 	return nil
 }

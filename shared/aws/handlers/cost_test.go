@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -47,8 +48,14 @@ import (
 // longer than the fresh crawl, which must end before any page is due);
 // CRAWLER_COST_PAGE_KB adds that many KiB of prose to every HTML page
 // (the test site's pages are tiny: 0.4 KiB; write units grow with the
-// text); CRAWLER_COST_OUT, if set, is a directory to write each phase's
-// log lines to (fresh.jsonl, recrawl.jsonl).
+// text); CRAWLER_COST_LINKS adds that many navigation links to every
+// HTML page (to /nav/0.html, /nav/1.html, ...: small pages of their own,
+// which carry the same links), the fan-out of real sites, where most
+// links are known; CRAWLER_COST_SITE=docs crawls the documentation tree
+// of `make bench` instead of the test site (BENCH_DOC_ROOT, as
+// bench/inputs.sh prints it; about 320 links a page); CRAWLER_COST_OUT,
+// if set, is a directory to write each phase's log lines to
+// (fresh.jsonl, recrawl.jsonl).
 func BenchmarkCostPerPage(b *testing.B) {
 	delay := envDuration(b, "CRAWLER_COST_DELAY", time.Second)
 	period := envDuration(b, "CRAWLER_COST_RECRAWL", 150*time.Second)
@@ -60,8 +67,32 @@ func BenchmarkCostPerPage(b *testing.B) {
 		}
 		pad = n << 10
 	}
+	links := 0
+	if v := os.Getenv("CRAWLER_COST_LINKS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			b.Fatalf("CRAWLER_COST_LINKS=%q is not a number of links", v)
+		}
+		links = n
+	}
+	var site http.Handler
+	switch v := os.Getenv("CRAWLER_COST_SITE"); v {
+	case "", "testsite":
+		ts := testsite.New()
+		defer ts.Close()
+		ts.SetHang(3 * time.Second)
+		site = ts.Config.Handler
+	case "docs":
+		root := os.Getenv("BENCH_DOC_ROOT")
+		if root == "" {
+			b.Fatal("CRAWLER_COST_SITE=docs needs BENCH_DOC_ROOT (BENCH_DOC_ROOT=$(bench/inputs.sh | sed -n 's/^DOC_ROOT=//p'))")
+		}
+		site = http.FileServer(http.Dir(root))
+	default:
+		b.Fatalf("CRAWLER_COST_SITE=%q: testsite or docs", v)
+	}
 	for range b.N {
-		runCost(b, delay, period, pad)
+		runCost(b, site, delay, period, pad, links)
 	}
 }
 
@@ -77,11 +108,9 @@ func envDuration(b *testing.B, name string, def time.Duration) time.Duration {
 	return d
 }
 
-func runCost(b *testing.B, delay, period time.Duration, pad int) {
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(3 * time.Second)
-	cond := &conditional{h: site.Config.Handler, pad: pad}
+func runCost(b *testing.B, site http.Handler, delay, period time.Duration, pad, links int) {
+	counted := &counting{h: site, counts: map[string]int{}}
+	cond := &conditional{h: navigation{h: counted, links: links}, pad: pad, links: links}
 	srv := httptest.NewServer(cond)
 	defer srv.Close()
 	h := newAWSHome(b, func(s *stack.Settings) {
@@ -104,7 +133,7 @@ func runCost(b *testing.B, delay, period time.Duration, pad int) {
 	h.run(fs, 5*time.Minute, seed)
 	freshEnd := time.Now()
 	fresh, freshPump := logs.take(), pump.Take()
-	for p, n := range site.Counts() {
+	for p, n := range counted.snapshot() {
 		if n != 1 {
 			b.Errorf("%s requested %d times in the fresh crawl: the recrawl period %v is shorter than the crawl (%v)", p, n, period, freshEnd.Sub(start))
 		}
@@ -151,7 +180,8 @@ func runCost(b *testing.B, delay, period time.Duration, pad int) {
 				}
 			}
 		}
-		b.Logf("%s: %.0f pages, $%.2f per million pages, %.1f AWS requests per page", ph.name, e.Pages, e.PerMillionPages, e.PerPage(e.Requests))
+		b.Logf("%s: %.0f pages, $%.2f per million pages, %.1f AWS requests per page; %.0f links, %.1f a page, $%.3f per million links, %.3f requests per link",
+			ph.name, e.Pages, e.PerMillionPages, e.PerPage(e.Requests), e.Links, e.PerPage(e.Links), e.PerLink(e.USD)*1e6, e.PerLink(e.Requests))
 		reportCost(b, ph.name, t, e)
 		// The model's requests by Lambda's event source mapping, against
 		// what the pump made (its empty receives are Lambda's idle
@@ -209,6 +239,8 @@ func reportCost(b *testing.B, phase string, t *costmodel.Totals, e *costmodel.Es
 	m(e.PerPage(inv), "invocations/page")
 	m(e.PerPage(gbs)*1000, "GB-ms/page")
 	m(e.PerMillionPages, "$/Mpages")
+	m(e.PerPage(e.Links), "links/page")
+	m(e.PerLink(e.Requests), "requests/link")
 }
 
 // metered is an environment of its own per function (and per fetcher):
@@ -246,12 +278,12 @@ func (s *lineSink) take() []byte {
 // conditional serves a handler's 200 answers with a strong ETag of their
 // body, and answers a request whose If-None-Match is that ETag with 304:
 // a site whose pages did not change. It adds pad bytes of prose, the
-// same on every request, to each HTML page.
+// same on every request, and links navigation links to each HTML page.
 type conditional struct {
-	h   http.Handler
-	pad int
-	mu  sync.Mutex
-	nm  int
+	h          http.Handler
+	pad, links int
+	mu         sync.Mutex
+	nm         int
 }
 
 func (c *conditional) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -261,9 +293,9 @@ func (c *conditional) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header()[k] = v
 	}
 	body := rec.Body.Bytes()
-	if c.pad > 0 && rec.Code == http.StatusOK && strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
+	if (c.pad > 0 || c.links > 0) && rec.Code == http.StatusOK && strings.HasPrefix(rec.Header().Get("Content-Type"), "text/html") {
 		if i := bytes.LastIndex(body, []byte("</body>")); i >= 0 {
-			body = slices.Concat(body[:i:i], prose(r.URL.String(), c.pad), body[i:])
+			body = slices.Concat(body[:i:i], prose(r.URL.String(), c.pad), navLinks(c.links), body[i:])
 		}
 	}
 	if rec.Code == http.StatusOK {
@@ -299,6 +331,57 @@ func prose(seed string, n int) []byte {
 		fmt.Fprintf(&b, "%d.</p>\n", rng.IntN(10000))
 	}
 	return b.Bytes()
+}
+
+// navigation serves /nav/<k>.html, for k below links, as small pages
+// (conditional adds the links to them too); other paths go to h.
+type navigation struct {
+	h     http.Handler
+	links int
+}
+
+func (n navigation) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var k int
+	if _, err := fmt.Sscanf(r.URL.Path, "/nav/%d.html", &k); err == nil && k >= 0 && k < n.links {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><html><head><title>Section %d</title></head><body><h1>Section %d</h1>%s</body></html>",
+			k, k, prose(r.URL.Path, 600))
+		return
+	}
+	n.h.ServeHTTP(w, r)
+}
+
+// navLinks is a navigation block of n links, the same on every page.
+func navLinks(n int) []byte {
+	var b bytes.Buffer
+	if n > 0 {
+		b.WriteString("<div class=\"nav\">")
+		for k := range n {
+			fmt.Fprintf(&b, `<a href="/nav/%d.html">Section %d</a> `, k, k)
+		}
+		b.WriteString("</div>")
+	}
+	return b.Bytes()
+}
+
+// counting counts the requests for each path.
+type counting struct {
+	h      http.Handler
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+func (c *counting) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c.mu.Lock()
+	c.counts[r.URL.RequestURI()]++
+	c.mu.Unlock()
+	c.h.ServeHTTP(w, r)
+}
+
+func (c *counting) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.counts)
 }
 
 func (c *conditional) notModified() int {
