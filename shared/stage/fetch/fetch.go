@@ -211,7 +211,12 @@ func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, cr crawl.Crawl
 			URL: r.ToURL, Hops: t.Hops, MaxDepth: t.MaxDepth, Parent: t.URL, NRedirs: c.NRedirs + 1, OrigURL: orig,
 			RedirectChain: append(append([]string{}, c.RedirectChain...), c.URL),
 		}
-		if t.CrawlType == crawl.CrawlForced || t.CrawlType == crawl.CrawlReenqueued {
+		// A forced crawl follows its redirect now, even to a known
+		// target. A recrawl (reenqueued, or due again) does not: every
+		// known URL, the target among them, is due in it by itself, and
+		// requeueing a target already crawled in this recrawl would fetch
+		// it twice.
+		if t.CrawlType == crawl.CrawlForced {
 			ev.EnqueueType = crawl.EnqueueReenqueued
 		}
 		if err := send(ctx, f.q.Enqueue, ev); err != nil {
