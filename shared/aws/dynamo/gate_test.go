@@ -259,7 +259,10 @@ func TestGateHostsAreIndependent(t *testing.T) {
 
 func TestGateWaitEndsWithContext(t *testing.T) {
 	db := testDB(t)
-	g := NewGate(db, GateConfig{MaxWait: time.Minute})
+	// MaxWait well past the minute's wait: the gate rounds the release up
+	// to the next millisecond, so a MaxWait of exactly a minute could
+	// answer busy instead of waiting.
+	g := NewGate(db, GateConfig{MaxWait: 2 * time.Minute})
 	mustWait(t, g, time.Minute)()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
