@@ -126,7 +126,7 @@ func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool) (*dynamodb.Upda
 		// The host is the GSI's partition key, which cannot be empty.
 		return nil, crawl.E("candidate "+c.URL, crawl.KindInvalid, fmt.Errorf("state %s needs a host", c.State))
 	}
-	var u fxUpdate
+	u := newUpdate(nil)
 	u.set(caHost, fxS(c.Host))
 	u.set(caState, fxS(string(c.State)))
 	u.set(caHops, fxN(int64(c.Hops)))
@@ -193,8 +193,8 @@ func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool) (*dynamodb.Upda
 		Key:                       map[string]types.AttributeValue{caURL: fxS(c.URL)},
 		UpdateExpression:          aws.String(u.expression()),
 		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  u.names,
-		ExpressionAttributeValues: u.values,
+		ExpressionAttributeNames:  u.Names(),
+		ExpressionAttributeValues: u.Values(),
 	}, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -236,7 +235,7 @@ func (g *genItem) historyEnded(at int64) []dupStatus {
 
 // genKey is the primary key of a generations table item.
 func genKey(u, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{gaURL: gS(u), gaSK: gS(sk)}
+	return map[string]types.AttributeValue{gaURL: fxS(u), gaSK: fxS(sk)}
 }
 
 // newGenItem builds the item of a new generation, and reports how many
@@ -244,62 +243,62 @@ func genKey(u, sk string) map[string]types.AttributeValue {
 func newGenItem(u string, id int64, n *crawl.NewGeneration, orig *genItem) (map[string]types.AttributeValue, int, error) {
 	g := n.Generation
 	it := map[string]types.AttributeValue{
-		gaURL: gS(u), gaSK: gS(genSK(g.FirstSeen, id)),
-		gaGenID: gN(id), gaGenUUID: gS(g.UUID),
-		gaFirstSeen: gN(g.FirstSeen), gaLastSeen: gN(g.LastSeen),
-		gaFirstSeenKey:    gS(firstSeenKey(g.FirstSeen, id)),
-		gaMarkedDuplicate: gBool(n.DuplicateOf != 0),
-		gaContentKey:      gS(n.ContentKey),
-		gaNoIndex:         gBool(n.NoIndex),
-		gaOpenDups:        gN(0),
+		gaURL: fxS(u), gaSK: fxS(genSK(g.FirstSeen, id)),
+		gaGenID: fxN(id), gaGenUUID: fxS(g.UUID),
+		gaFirstSeen: fxN(g.FirstSeen), gaLastSeen: fxN(g.LastSeen),
+		gaFirstSeenKey:    fxS(firstSeenKey(g.FirstSeen, id)),
+		gaMarkedDuplicate: fxBool(n.DuplicateOf != 0),
+		gaContentKey:      fxS(n.ContentKey),
+		gaNoIndex:         fxBool(n.NoIndex),
+		gaOpenDups:        fxN(0),
 	}
-	gPutS(it, gaFragment, g.URLFragment)
+	fxPutOpt(it, gaFragment, fxOptS(g.URLFragment))
 	if n.BodyKey != "" {
-		it[gaBodyKey] = gS(n.BodyKey)
+		it[gaBodyKey] = fxS(n.BodyKey)
 	}
 	if p := n.TextPile; p != nil {
 		digest := hex.EncodeToString(p.Digest)
-		it[gaTextPileID] = gN(TextPileID(p.Digest))
-		it[gaTextPileDigest] = gS(digest)
+		it[gaTextPileID] = fxN(TextPileID(p.Digest))
+		it[gaTextPileDigest] = fxS(digest)
 		if n.DuplicateOf == 0 && !n.NoIndex && !p.Empty() {
 			// Empty piles are never compared (design.md), and would all
 			// share one hot index key.
-			it[gaOriginalDigest] = gS(digest)
+			it[gaOriginalDigest] = fxS(digest)
 		}
 		if t := clipText(p.Text, maxSearchText); t != "" {
-			it[gaSearchText] = gS(t)
+			it[gaSearchText] = fxS(t)
 		}
 		if h := clipText(strings.TrimSpace(p.BigHeadlines+"\n"+p.SmallHeadlines), maxSearchHeadlines); h != "" {
-			it[gaSearchHeadlines] = gS(h)
+			it[gaSearchHeadlines] = fxS(h)
 		}
 	}
 	if orig != nil {
-		it[gaDupOf] = gN(orig.ID)
-		it[gaDupOfURL] = gS(orig.URL)
-		it[gaDupOfSK] = gS(orig.SK)
+		it[gaDupOf] = fxN(orig.ID)
+		it[gaDupOfURL] = fxS(orig.URL)
+		it[gaDupOfSK] = fxS(orig.SK)
 		it[gaDupHistory] = encodeHistory([]dupStatus{{Of: orig.ID, OfURL: orig.URL, Start: g.FirstSeen}})
 	}
 	if f := n.File; f != nil {
 		m := map[string]types.AttributeValue{}
-		gPutN(m, gaFileSize, f.FileSize)
-		gPutS(m, gaMIMEType, f.MIMEType)
-		gPutS(m, gaCanonicalURL, f.CanonicalURL)
+		fxPutOpt(m, gaFileSize, fxOptN(f.FileSize))
+		fxPutOpt(m, gaMIMEType, fxOptS(f.MIMEType))
+		fxPutOpt(m, gaCanonicalURL, fxOptS(f.CanonicalURL))
 		it[gaFile] = &types.AttributeValueMemberM{Value: m}
 	}
 	if r := n.Redirect; r != nil {
-		m := map[string]types.AttributeValue{gaToURL: gS(r.ToURL), gaInfoSource: gN(int64(r.InformationSource)),
-			gaBySecurityPolicy: gBool(r.BySecurityPolicy)}
-		gPutS(m, gaToURLFragment, r.ToURLFragment)
+		m := map[string]types.AttributeValue{gaToURL: fxS(r.ToURL), gaInfoSource: fxN(int64(r.InformationSource)),
+			gaBySecurityPolicy: fxBool(r.BySecurityPolicy)}
+		fxPutOpt(m, gaToURLFragment, fxOptS(r.ToURLFragment))
 		it[gaRedirect] = &types.AttributeValueMemberM{Value: m}
 	}
 	if dd := n.Description; dd != nil {
-		m := map[string]types.AttributeValue{gaIndexiness: gN(int64(dd.Indexiness))}
-		gPutN(m, gaTimeCreated, dd.TimeCreated)
-		gPutN(m, gaTimeUpdated, dd.TimeUpdated)
-		gPutS(m, gaPrimaryLanguage, dd.PrimaryLanguage)
-		gPutS(m, gaTitle, dd.Title)
-		gPutS(m, gaPrimaryHeadline, dd.PrimaryHeadline)
-		gPutS(m, gaDescriptionCol, dd.Description)
+		m := map[string]types.AttributeValue{gaIndexiness: fxN(int64(dd.Indexiness))}
+		fxPutOpt(m, gaTimeCreated, fxOptN(dd.TimeCreated))
+		fxPutOpt(m, gaTimeUpdated, fxOptN(dd.TimeUpdated))
+		fxPutOpt(m, gaPrimaryLanguage, fxOptS(dd.PrimaryLanguage))
+		fxPutOpt(m, gaTitle, fxOptS(dd.Title))
+		fxPutOpt(m, gaPrimaryHeadline, fxOptS(dd.PrimaryHeadline))
+		fxPutOpt(m, gaDescriptionCol, fxOptS(dd.Description))
 		it[gaDescription] = &types.AttributeValueMemberM{Value: m}
 	}
 	if len(n.Links) > 0 {
@@ -308,65 +307,64 @@ func newGenItem(u string, id int64, n *crawl.NewGeneration, orig *genItem) (map[
 			return nil, 0, err
 		}
 		it[gaLinks] = &types.AttributeValueMemberB{Value: blob}
-		it[gaLinkCount] = gN(int64(kept))
+		it[gaLinkCount] = fxN(int64(kept))
 		if dropped := len(n.Links) - kept; dropped > 0 {
-			it[gaLinksDropped] = gN(int64(dropped))
+			it[gaLinksDropped] = fxN(int64(dropped))
 			return it, dropped, nil
 		}
 	}
 	return it, 0, nil
 }
 
-// decodeGenItem reads a generation item.
+// decodeGenItem reads a generation item. A malformed attribute (a
+// wrong type, a number that does not parse), or a missing id or time, is
+// an error: the item is never read with a field dropped or zeroed.
 func decodeGenItem(it map[string]types.AttributeValue) (*genItem, error) {
+	r := fxReader{m: it}
 	g := &genItem{
-		URL: gGetS(it, gaURL), SK: gGetS(it, gaSK), UUID: gGetS(it, gaGenUUID), Fragment: gGetOptS(it, gaFragment),
-		ConfirmedEnd: gGetOptN(it, gaConfirmedEnd), MarkedDuplicate: gGetBool(it, gaMarkedDuplicate),
-		TextPileID: gGetOptN(it, gaTextPileID), Digest: gGetS(it, gaTextPileDigest), ContentKey: gGetS(it, gaContentKey),
-		NoIndex: gGetBool(it, gaNoIndex), Original: it[gaOriginalDigest] != nil, DupOfURL: gGetS(it, gaDupOfURL), DupOfSK: gGetS(it, gaDupOfSK),
+		URL: r.str(gaURL), SK: r.str(gaSK), UUID: r.str(gaGenUUID), Fragment: r.optStr(gaFragment),
+		ConfirmedEnd: r.optInt(gaConfirmedEnd), MarkedDuplicate: r.bool(gaMarkedDuplicate),
+		TextPileID: r.optInt(gaTextPileID), Digest: r.str(gaTextPileDigest), ContentKey: r.str(gaContentKey),
+		NoIndex: r.bool(gaNoIndex), Original: it[gaOriginalDigest] != nil, DupOfURL: r.str(gaDupOfURL), DupOfSK: r.str(gaDupOfSK),
+		DupOf: r.int(gaDupOf), OpenDups: r.int(gaOpenDups), Links: int(r.int(gaLinkCount) + r.int(gaLinksDropped)),
 	}
-	var err error
-	num := func(name string) int64 {
-		v := gGetOptN(it, name)
-		if v == nil {
-			if err == nil {
-				err = fmt.Errorf("generation item %s %s has no %s", g.URL, g.SK, name)
-			}
-			return 0
+	for _, a := range []struct {
+		name string
+		to   *int64
+	}{{gaGenID, &g.ID}, {gaFirstSeen, &g.FirstSeen}, {gaLastSeen, &g.LastSeen}} {
+		v := r.optInt(a.name)
+		if v == nil && r.err == nil {
+			r.err = fmt.Errorf("no %s", a.name)
 		}
-		return *v
-	}
-	g.ID, g.FirstSeen, g.LastSeen = num(gaGenID), num(gaFirstSeen), num(gaLastSeen)
-	if err != nil {
-		return nil, err
-	}
-	g.DupOf = gGetN(it, gaDupOf)
-	g.OpenDups = gGetN(it, gaOpenDups)
-	g.Links = int(gGetN(it, gaLinkCount) + gGetN(it, gaLinksDropped))
-	if l, ok := it[gaDupHistory].(*types.AttributeValueMemberL); ok {
-		for _, e := range l.Value {
-			m, ok := e.(*types.AttributeValueMemberM)
-			if !ok {
-				return nil, fmt.Errorf("generation item %s %s: duplicate_summary entry is not a map", g.URL, g.SK)
-			}
-			g.History = append(g.History, dupStatus{Of: gGetN(m.Value, gaDupOfID), OfURL: gGetS(m.Value, gaDupOfURLCol),
-				Start: gGetN(m.Value, gaDupStart), End: gGetOptN(m.Value, gaDupEnd)})
+		if v != nil {
+			*a.to = *v
 		}
 	}
-	if m, ok := it[gaFile].(*types.AttributeValueMemberM); ok {
-		g.File = &crawl.FileSummary{GenerationID: g.ID, FileSize: gGetOptN(m.Value, gaFileSize),
-			MIMEType: gGetOptS(m.Value, gaMIMEType), CanonicalURL: gGetOptS(m.Value, gaCanonicalURL)}
+	for _, m := range r.maps(gaDupHistory) {
+		h := fxReader{m: m}
+		g.History = append(g.History, dupStatus{Of: h.int(gaDupOfID), OfURL: h.str(gaDupOfURLCol), Start: h.int(gaDupStart), End: h.optInt(gaDupEnd)})
+		r.nested(gaDupHistory, h)
 	}
-	if m, ok := it[gaRedirect].(*types.AttributeValueMemberM); ok {
-		g.Redirect = &crawl.RedirectSummary{GenerationID: g.ID, ToURL: gGetS(m.Value, gaToURL),
-			InformationSource: crawl.InformationSource(gGetN(m.Value, gaInfoSource)),
-			BySecurityPolicy:  gGetBool(m.Value, gaBySecurityPolicy), ToURLFragment: gGetOptS(m.Value, gaToURLFragment)}
+	if m := r.mapAttr(gaFile); m != nil {
+		f := fxReader{m: m}
+		g.File = &crawl.FileSummary{GenerationID: g.ID, FileSize: f.optInt(gaFileSize), MIMEType: f.optStr(gaMIMEType), CanonicalURL: f.optStr(gaCanonicalURL)}
+		r.nested(gaFile, f)
 	}
-	if m, ok := it[gaDescription].(*types.AttributeValueMemberM); ok {
-		g.Description = &crawl.DocumentDescription{GenerationID: g.ID, TimeCreated: gGetOptN(m.Value, gaTimeCreated),
-			TimeUpdated: gGetOptN(m.Value, gaTimeUpdated), PrimaryLanguage: gGetOptS(m.Value, gaPrimaryLanguage),
-			Title: gGetOptS(m.Value, gaTitle), PrimaryHeadline: gGetOptS(m.Value, gaPrimaryHeadline),
-			Description: gGetOptS(m.Value, gaDescriptionCol), Indexiness: int(gGetN(m.Value, gaIndexiness))}
+	if m := r.mapAttr(gaRedirect); m != nil {
+		f := fxReader{m: m}
+		g.Redirect = &crawl.RedirectSummary{GenerationID: g.ID, ToURL: f.str(gaToURL), InformationSource: crawl.InformationSource(f.int(gaInfoSource)),
+			BySecurityPolicy: f.bool(gaBySecurityPolicy), ToURLFragment: f.optStr(gaToURLFragment)}
+		r.nested(gaRedirect, f)
+	}
+	if m := r.mapAttr(gaDescription); m != nil {
+		f := fxReader{m: m}
+		g.Description = &crawl.DocumentDescription{GenerationID: g.ID, TimeCreated: f.optInt(gaTimeCreated),
+			TimeUpdated: f.optInt(gaTimeUpdated), PrimaryLanguage: f.optStr(gaPrimaryLanguage), Title: f.optStr(gaTitle),
+			PrimaryHeadline: f.optStr(gaPrimaryHeadline), Description: f.optStr(gaDescriptionCol), Indexiness: int(f.int(gaIndexiness))}
+		r.nested(gaDescription, f)
+	}
+	if r.err != nil {
+		return nil, fmt.Errorf("generation item %s %s: %w", g.URL, g.SK, r.err)
 	}
 	return g, nil
 }
@@ -375,8 +373,8 @@ func decodeGenItem(it map[string]types.AttributeValue) (*genItem, error) {
 func encodeHistory(h []dupStatus) types.AttributeValue {
 	l := make([]types.AttributeValue, 0, len(h))
 	for _, e := range h {
-		m := map[string]types.AttributeValue{gaDupOfID: gN(e.Of), gaDupOfURLCol: gS(e.OfURL), gaDupStart: gN(e.Start)}
-		gPutN(m, gaDupEnd, e.End)
+		m := map[string]types.AttributeValue{gaDupOfID: fxN(e.Of), gaDupOfURLCol: fxS(e.OfURL), gaDupStart: fxN(e.Start)}
+		fxPutOpt(m, gaDupEnd, fxOptN(e.End))
 		l = append(l, &types.AttributeValueMemberM{Value: m})
 	}
 	return &types.AttributeValueMemberL{Value: l}
@@ -501,112 +499,4 @@ func clipText(s string, max int) string {
 		cut = sp
 	}
 	return s[:cut]
-}
-
-// Attribute value helpers.
-
-func gS(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
-
-func gN(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
-}
-
-func gBool(b bool) types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: b} }
-
-func gPutS(m map[string]types.AttributeValue, name string, v *string) {
-	if v != nil {
-		m[name] = gS(*v)
-	}
-}
-
-func gPutN(m map[string]types.AttributeValue, name string, v *int64) {
-	if v != nil {
-		m[name] = gN(*v)
-	}
-}
-
-func gGetS(m map[string]types.AttributeValue, name string) string {
-	if v, ok := m[name].(*types.AttributeValueMemberS); ok {
-		return v.Value
-	}
-	return ""
-}
-
-func gGetOptS(m map[string]types.AttributeValue, name string) *string {
-	if v, ok := m[name].(*types.AttributeValueMemberS); ok {
-		s := v.Value
-		return &s
-	}
-	return nil
-}
-
-func gGetOptN(m map[string]types.AttributeValue, name string) *int64 {
-	if v, ok := m[name].(*types.AttributeValueMemberN); ok {
-		if n, err := strconv.ParseInt(v.Value, 10, 64); err == nil {
-			return &n
-		}
-	}
-	return nil
-}
-
-func gGetN(m map[string]types.AttributeValue, name string) int64 {
-	if v := gGetOptN(m, name); v != nil {
-		return *v
-	}
-	return 0
-}
-
-func gGetBool(m map[string]types.AttributeValue, name string) bool {
-	v, ok := m[name].(*types.AttributeValueMemberBOOL)
-	return ok && v.Value
-}
-
-// sumExpr builds an expression's placeholders: every attribute name goes
-// through ExpressionAttributeNames (DynamoDB reserves words such as URL).
-type sumExpr struct {
-	names  map[string]string
-	byName map[string]string
-	values map[string]types.AttributeValue
-}
-
-func newSumExpr() *sumExpr {
-	return &sumExpr{names: map[string]string{}, byName: map[string]string{}, values: map[string]types.AttributeValue{}}
-}
-
-// n returns the placeholder of an attribute name; a dotted path gets one
-// per element.
-func (e *sumExpr) n(path string) string {
-	parts := strings.Split(path, ".")
-	for i, p := range parts {
-		ph, ok := e.byName[p]
-		if !ok {
-			ph = "#n" + strconv.Itoa(len(e.byName))
-			e.byName[p], e.names[ph] = ph, p
-		}
-		parts[i] = ph
-	}
-	return strings.Join(parts, ".")
-}
-
-// v returns the placeholder of a value.
-func (e *sumExpr) v(av types.AttributeValue) string {
-	ph := ":v" + strconv.Itoa(len(e.values))
-	e.values[ph] = av
-	return ph
-}
-
-// Names and Values return the maps for the request (nil when empty, as
-// DynamoDB requires).
-func (e *sumExpr) Names() map[string]string {
-	if len(e.names) == 0 {
-		return nil
-	}
-	return e.names
-}
-
-func (e *sumExpr) Values() map[string]types.AttributeValue {
-	if len(e.values) == 0 {
-		return nil
-	}
-	return e.values
 }

@@ -51,37 +51,75 @@ func fxPutOpt(m map[string]types.AttributeValue, k string, v types.AttributeValu
 	}
 }
 
-// fxUpdate builds an UpdateExpression with every attribute name and
-// value as a placeholder (names such as url, state and host are
-// DynamoDB reserved words).
-type fxUpdate struct {
-	sets, removes, adds []string
-	names               map[string]string
-	values              map[string]types.AttributeValue
-	byName              map[string]string
+// fxExpr holds the placeholders of one request's expressions (an
+// update and its condition share them): every attribute name goes
+// through ExpressionAttributeNames (url, state and host are DynamoDB
+// reserved words), a dotted path getting one placeholder per element,
+// and every value through ExpressionAttributeValues.
+type fxExpr struct {
+	names  map[string]string
+	byName map[string]string
+	values map[string]types.AttributeValue
 }
 
-// name returns the placeholder of an attribute name.
-func (u *fxUpdate) name(attr string) string {
-	if p, ok := u.byName[attr]; ok {
-		return p
+// name returns the placeholder of an attribute name or dotted path.
+func (e *fxExpr) name(path string) string {
+	if e.names == nil {
+		e.names, e.byName = map[string]string{}, map[string]string{}
 	}
-	if u.names == nil {
-		u.names, u.byName = map[string]string{}, map[string]string{}
+	parts := strings.Split(path, ".")
+	for i, p := range parts {
+		ph, ok := e.byName[p]
+		if !ok {
+			ph = "#n" + strconv.Itoa(len(e.byName))
+			e.byName[p], e.names[ph] = ph, p
+		}
+		parts[i] = ph
 	}
-	p := "#n" + strconv.Itoa(len(u.names))
-	u.names[p], u.byName[attr] = attr, p
-	return p
+	return strings.Join(parts, ".")
 }
 
 // value returns a new placeholder for v.
-func (u *fxUpdate) value(v types.AttributeValue) string {
-	if u.values == nil {
-		u.values = map[string]types.AttributeValue{}
+func (e *fxExpr) value(v types.AttributeValue) string {
+	if e.values == nil {
+		e.values = map[string]types.AttributeValue{}
 	}
-	p := ":v" + strconv.Itoa(len(u.values))
-	u.values[p] = v
+	p := ":v" + strconv.Itoa(len(e.values))
+	e.values[p] = v
 	return p
+}
+
+// Names and Values return the maps for the request (nil when empty, as
+// DynamoDB requires).
+func (e *fxExpr) Names() map[string]string {
+	if len(e.names) == 0 {
+		return nil
+	}
+	return e.names
+}
+
+// Values: see Names.
+func (e *fxExpr) Values() map[string]types.AttributeValue {
+	if len(e.values) == 0 {
+		return nil
+	}
+	return e.values
+}
+
+// fxUpdate builds an UpdateExpression of SET, REMOVE and ADD clauses
+// over its fxExpr's placeholders.
+type fxUpdate struct {
+	*fxExpr
+	sets, removes, adds []string
+}
+
+// newUpdate returns an update over e's placeholders (new ones when e is
+// nil).
+func newUpdate(e *fxExpr) *fxUpdate {
+	if e == nil {
+		e = &fxExpr{}
+	}
+	return &fxUpdate{fxExpr: e}
 }
 
 func (u *fxUpdate) set(attr string, v types.AttributeValue) {
@@ -126,6 +164,13 @@ type fxReader struct {
 func (r *fxReader) fail(k string, v types.AttributeValue, want string) {
 	if r.err == nil {
 		r.err = fmt.Errorf("attribute %s is %T, want %s", k, v, want)
+	}
+}
+
+// nested keeps the first error of a reader of a map inside attribute k.
+func (r *fxReader) nested(k string, in fxReader) {
+	if r.err == nil && in.err != nil {
+		r.err = fmt.Errorf("in %s: %w", k, in.err)
 	}
 }
 
@@ -261,6 +306,13 @@ func (r *fxReader) mapAttr(k string) map[string]types.AttributeValue {
 		return nil
 	}
 	return m.Value
+}
+
+// fxReadS reads one string attribute of an item, "" when absent.
+func fxReadS(m map[string]types.AttributeValue, k string) (string, error) {
+	r := fxReader{m: m}
+	v := r.str(k)
+	return v, r.err
 }
 
 // fxReadN reads one number attribute of an item, 0 when absent.

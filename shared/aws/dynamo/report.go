@@ -13,7 +13,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
@@ -65,9 +64,12 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 		if err != nil {
 			return s, fmt.Errorf("status of %s: %w", u, err)
 		}
+		count, err := fxReadN(head, gaGenCount)
+		if err != nil {
+			return s, fmt.Errorf("status of %s: head item: %w", u, err)
+		}
 		v := &crawl.GenerationView{UUID: g.UUID, FirstSeen: g.FirstSeen, LastSeen: g.LastSeen, ConfirmedEnd: g.ConfirmedEnd,
-			MarkedDuplicate: g.MarkedDuplicate, DuplicateOf: g.shownDuplicateOf(), Generations: int(gGetN(head, gaGenCount)),
-			Links: g.Links}
+			MarkedDuplicate: g.MarkedDuplicate, DuplicateOf: g.shownDuplicateOf(), Generations: int(count), Links: g.Links}
 		if dd := g.Description; dd != nil {
 			v.Title, v.Headline, v.Description, v.Language = dd.Title, dd.PrimaryHeadline, dd.Description, dd.PrimaryLanguage
 		}
@@ -114,10 +116,10 @@ func (d *DB) latestGeneration(ctx context.Context, u string) (*genItem, error) {
 	if u == "" {
 		return nil, nil
 	}
-	e := newSumExpr()
+	e := &fxExpr{}
 	out, err := d.api.Query(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(d.t.Generations),
-		KeyConditionExpression:    aws.String(e.n(gaURL) + " = " + e.v(gS(u)) + " AND begins_with(" + e.n(gaSK) + ", " + e.v(gS(skGenPrefix)) + ")"),
+		KeyConditionExpression:    aws.String(e.name(gaURL) + " = " + e.value(fxS(u)) + " AND begins_with(" + e.name(gaSK) + ", " + e.value(fxS(skGenPrefix)) + ")"),
 		ExpressionAttributeNames:  e.Names(),
 		ExpressionAttributeValues: e.Values(),
 		ScanIndexForward:          aws.Bool(false),
@@ -178,92 +180,83 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	if len(terms) == 0 || limit == 0 {
 		return nil, nil
 	}
-	type match struct {
-		hit crawl.SearchHit
-		tf  [][nFields]int // per term
-		len int
+	c := &searchCorpus{terms: terms, seen: seen, df: make([]int, len(terms))}
+	if err := d.scanSearchable(ctx, c.add); err != nil {
+		return nil, fmt.Errorf("search %q: %w", query, err)
 	}
-	var (
-		matches  []match
-		docs     int
-		totalLen int
-		df       = make([]int, len(terms))
-	)
-	e := newSumExpr()
-	f := func(s string) string { return e.n(s) }
-	in := &dynamodb.ScanInput{
-		TableName: aws.String(d.t.Generations),
-		FilterExpression: aws.String("begins_with(" + f(gaSK) + ", " + e.v(gS(skGenPrefix)) + ") AND attribute_not_exists(" +
-			f(gaConfirmedEnd) + ") AND " + f(gaMarkedDuplicate) + " = " + e.v(gBool(false)) + " AND " + f(gaNoIndex) + " = " +
-			e.v(gBool(false)) + " AND attribute_exists(" + f(gaTextPileDigest) + ")"),
-		ProjectionExpression: aws.String(strings.Join([]string{f(gaURL), f(gaDescription + "." + gaTitle),
-			f(gaDescription + "." + gaDescriptionCol), f(gaSearchText), f(gaSearchHeadlines)}, ", ")),
-		ExpressionAttributeNames:  e.Names(),
-		ExpressionAttributeValues: e.Values(),
-	}
-	for {
-		out, err := d.api.Scan(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("search %q: scan generations: %w", query, err)
-		}
-		for _, it := range out.Items {
-			var fields [nFields]string
-			var title string
-			if m, ok := it[gaDescription].(*types.AttributeValueMemberM); ok {
-				title = gGetS(m.Value, gaTitle)
-				fields[fieldTitle], fields[fieldDescription] = title, gGetS(m.Value, gaDescriptionCol)
-			}
-			fields[fieldText], fields[fieldHeadlines] = gGetS(it, gaSearchText), gGetS(it, gaSearchHeadlines)
-			tf := make([][nFields]int, len(terms))
-			n := 0
-			for fi, text := range fields {
-				searchTokens(text, func(_, _ int, t string) {
-					n++
-					for ti, term := range terms {
-						if t == term {
-							tf[ti][fi]++
-						}
-					}
-				})
-			}
-			docs++
-			totalLen += n
-			all := true
-			for ti := range terms {
-				if tf[ti] != [nFields]int{} {
-					df[ti]++
-				} else {
-					all = false
+	return c.ranked(limit), nil
+}
+
+// searchMatch is a generation holding every query term: its hit, each
+// term's count per field, and its length in words.
+type searchMatch struct {
+	hit crawl.SearchHit
+	tf  [][nFields]int // per term
+	len int
+}
+
+// searchCorpus counts the query's terms over the searchable generations,
+// for BM25: the matches, and each term's document frequency over all.
+type searchCorpus struct {
+	terms    []string
+	seen     map[string]bool
+	matches  []searchMatch
+	docs     int
+	totalLen int
+	df       []int
+}
+
+// add counts one searchable generation's fields.
+func (c *searchCorpus) add(url, title string, fields [nFields]string) {
+	tf := make([][nFields]int, len(c.terms))
+	n := 0
+	for fi, text := range fields {
+		searchTokens(text, func(_, _ int, t string) {
+			n++
+			for ti, term := range c.terms {
+				if t == term {
+					tf[ti][fi]++
 				}
 			}
-			if all {
-				matches = append(matches, match{hit: crawl.SearchHit{URL: gGetS(it, gaURL), Title: title,
-					Snippet: snippet(fields[fieldText], seen)}, tf: tf, len: n})
-			}
-		}
-		if len(out.LastEvaluatedKey) == 0 {
-			break
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+		})
 	}
-	// BM25 as FTS5 computes it: per term, the weighted hits across the
-	// fields against the whole row's length.
+	c.docs++
+	c.totalLen += n
+	all := true
+	for ti := range c.terms {
+		if tf[ti] != [nFields]int{} {
+			c.df[ti]++
+		} else {
+			all = false
+		}
+	}
+	if all {
+		c.matches = append(c.matches, searchMatch{hit: crawl.SearchHit{URL: url, Title: title,
+			Snippet: snippet(fields[fieldText], c.seen)}, tf: tf, len: n})
+	}
+}
+
+// ranked returns the best limit matches (all, when limit < 0) by BM25 as
+// FTS5 computes it: per term, the weighted hits across the fields
+// against the whole row's length; Rank is minus the score.
+func (c *searchCorpus) ranked(limit int) []crawl.SearchHit {
 	const k1, b = 1.2, 0.75
-	avg := float64(totalLen) / float64(max(docs, 1))
-	idf := make([]float64, len(terms))
-	for i, n := range df {
-		idf[i] = math.Log((float64(docs) - float64(n) + 0.5) / (float64(n) + 0.5))
+	avg := float64(c.totalLen) / float64(max(c.docs, 1))
+	idf := make([]float64, len(c.terms))
+	for i, n := range c.df {
+		idf[i] = math.Log((float64(c.docs) - float64(n) + 0.5) / (float64(n) + 0.5))
 		if idf[i] <= 0 {
 			idf[i] = 1e-6
 		}
 	}
+	matches := c.matches
 	for i := range matches {
 		m := &matches[i]
 		score := 0.0
-		for ti := range terms {
+		for ti := range c.terms {
 			w := 0.0
-			for fi, c := range m.tf[ti] {
-				w += fieldWeights[fi] * float64(c)
+			for fi, n := range m.tf[ti] {
+				w += fieldWeights[fi] * float64(n)
 			}
 			score += idf[ti] * w * (k1 + 1) / (w + k1*(1-b+b*float64(m.len)/avg))
 		}
@@ -282,7 +275,49 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	for i, m := range matches {
 		hits[i] = m.hit
 	}
-	return hits, nil
+	return hits
+}
+
+// scanSearchable scans the open, non-duplicate, indexable generations
+// with a text pile, filtered on the server, and hands each one's URL,
+// title and searchable fields to f.
+func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, fields [nFields]string)) error {
+	e := &fxExpr{}
+	n := func(s string) string { return e.name(s) }
+	in := &dynamodb.ScanInput{
+		TableName: aws.String(d.t.Generations),
+		FilterExpression: aws.String("begins_with(" + n(gaSK) + ", " + e.value(fxS(skGenPrefix)) + ") AND attribute_not_exists(" +
+			n(gaConfirmedEnd) + ") AND " + n(gaMarkedDuplicate) + " = " + e.value(fxBool(false)) + " AND " + n(gaNoIndex) + " = " +
+			e.value(fxBool(false)) + " AND attribute_exists(" + n(gaTextPileDigest) + ")"),
+		ProjectionExpression: aws.String(strings.Join([]string{n(gaURL), n(gaDescription + "." + gaTitle),
+			n(gaDescription + "." + gaDescriptionCol), n(gaSearchText), n(gaSearchHeadlines)}, ", ")),
+		ExpressionAttributeNames:  e.Names(),
+		ExpressionAttributeValues: e.Values(),
+	}
+	for {
+		out, err := d.api.Scan(ctx, in)
+		if err != nil {
+			return fmt.Errorf("scan generations: %w", err)
+		}
+		for _, it := range out.Items {
+			var fields [nFields]string
+			r := fxReader{m: it}
+			desc := fxReader{m: r.mapAttr(gaDescription)}
+			title := desc.str(gaTitle)
+			fields[fieldTitle], fields[fieldDescription] = title, desc.str(gaDescriptionCol)
+			fields[fieldText], fields[fieldHeadlines] = r.str(gaSearchText), r.str(gaSearchHeadlines)
+			url := r.str(gaURL)
+			r.nested(gaDescription, desc)
+			if r.err != nil {
+				return fmt.Errorf("generation item %s: %w", url, r.err)
+			}
+			f(url, title, fields)
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
 }
 
 // snippet returns up to snippetTokens tokens of text around the most

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -53,7 +52,10 @@ func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration
 	if err != nil {
 		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: %w", u, err)
 	}
-	sk := gGetS(head, gaOpenSK)
+	sk, err := fxReadS(head, gaOpenSK)
+	if err != nil {
+		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: head item: %w", u, err)
+	}
 	if sk == "" {
 		return crawl.OpenGeneration{}, crawl.ErrNotFound
 	}
@@ -81,14 +83,19 @@ func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, 
 		return 0, nil // no text, no original (and not a valid index key)
 	}
 	var id int64
-	err := d.queryGenIndex(ctx, IndexOriginals, gaOriginalDigest, gS(hex.EncodeToString(digest)), 4,
+	var rerr error
+	err := d.queryGenIndex(ctx, IndexOriginals, gaOriginalDigest, fxS(hex.EncodeToString(digest)), 4,
 		func(it map[string]types.AttributeValue) bool {
-			if gGetS(it, gaURL) == u {
+			r := fxReader{m: it}
+			if r.str(gaURL) == u && r.err == nil {
 				return true
 			}
-			id = gGetN(it, gaGenID)
+			id, rerr = r.int(gaGenID), r.err
 			return false
 		})
+	if err == nil && rerr != nil {
+		err = fmt.Errorf("an original's item: %w", rerr)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("find original of %s: %w", u, err)
 	}
@@ -138,69 +145,27 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 	if done != nil {
 		// Already summarized; a hand-over of duplicates it started may
 		// have been cut short.
-		if m, ok := done[gaPendingRehome].(*types.AttributeValueMemberM); ok {
-			if err := d.finishRehome(ctx, s.URL, csk, decodeRehomeMarker(m.Value)); err != nil {
-				return false, err
-			}
-		}
-		return false, nil
+		return false, d.resumeRehome(ctx, s.URL, csk, done)
 	}
-	openID := gGetN(head, gaOpenID)
-	if openID != s.OpenID {
-		return false, crawl.ErrConflict
+	action, open, openID, err := d.openGeneration(ctx, s, head)
+	if err != nil {
+		return false, err
 	}
-	action := s.Action
-	if action == crawl.GenerationExtend && openID == 0 {
-		action = crawl.GenerationAttach // nothing to extend (as the SQLite store: no row updated)
-	}
-	var open *genItem
-	if openID != 0 && action != crawl.GenerationAttach {
-		sk := gGetS(head, gaOpenSK)
-		if open, err = d.getGen(ctx, s.URL, sk); err != nil {
-			return false, err
-		}
-		if open == nil || open.ID != openID || open.ConfirmedEnd != nil {
-			return false, fmt.Errorf("the head names open generation %d (%s), which is not: %w", openID, sk, crawl.ErrConflict)
-		}
-	}
-
 	tx := &summaryTx{table: d.t.Generations}
 	// Item 0 is the crawl summary, put once the generation it attaches
 	// to is known; the reasons of a cancelled transaction are by index.
 	tx.add(types.TransactWriteItem{})
-	genID := openID
-	var marker *rehomeMarker
-	switch action {
-	case crawl.GenerationAttach:
-		e := newSumExpr()
-		cond := "attribute_not_exists(" + e.n(gaOpenID) + ")"
-		if openID != 0 {
-			cond = e.n(gaOpenID) + " = " + e.v(gN(openID))
-		}
-		tx.check(genKey(s.URL, skHead), cond, e)
-	case crawl.GenerationExtend:
-		e := newSumExpr()
-		if open.LastSeen < s.SeenAt {
-			tx.update(open.key(), "SET "+e.n(gaLastSeen)+" = "+e.v(gN(s.SeenAt)),
-				"attribute_not_exists("+e.n(gaConfirmedEnd)+") AND "+e.n(gaLastSeen)+" < "+e.v(gN(s.SeenAt)), e)
-		} else {
-			// A late crawl: last_seen does not move back.
-			tx.check(open.key(), "attribute_not_exists("+e.n(gaConfirmedEnd)+")", e)
-		}
-	case crawl.GenerationReplace:
-		if genID, marker, err = d.planReplace(ctx, tx, s, open); err != nil {
-			return false, err
-		}
-	default:
-		return false, crawl.Errorf(crawl.KindInvalid, "unknown generation action %d", s.Action)
+	genID, marker, err := d.planAction(ctx, tx, s, action, open, openID)
+	if err != nil {
+		return false, err
 	}
 	ci := crawlSummaryItem(s, genID)
 	if marker != nil {
 		ci[gaPendingRehome] = marker.encode()
 	}
-	e := newSumExpr()
+	e := &fxExpr{}
 	tx.items[0] = types.TransactWriteItem{Put: &types.Put{TableName: aws.String(d.t.Generations), Item: ci,
-		ConditionExpression: aws.String("attribute_not_exists(" + e.n(gaSK) + ")"), ExpressionAttributeNames: e.Names()}}
+		ConditionExpression: aws.String("attribute_not_exists(" + e.name(gaSK) + ")"), ExpressionAttributeNames: e.Names()}}
 
 	reasons, err := d.transact(ctx, tx)
 	if err != nil {
@@ -218,6 +183,85 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 		}
 	}
 	return true, nil
+}
+
+// resumeRehome finishes the hand-over of duplicates that the crawl
+// summary item done (csk of u) still marks, if any.
+func (d *DB) resumeRehome(ctx context.Context, u, csk string, done map[string]types.AttributeValue) error {
+	r := fxReader{m: done}
+	m := r.mapAttr(gaPendingRehome)
+	if m == nil && r.err == nil {
+		return nil
+	}
+	marker, err := decodeRehomeMarker(m)
+	if err == nil {
+		err = r.err
+	}
+	if err != nil {
+		return fmt.Errorf("crawl summary %s of %s: %w", csk, u, err)
+	}
+	return d.finishRehome(ctx, u, csk, marker)
+}
+
+// openGeneration checks that the head item still names the generation
+// s was planned against, and returns the action to take (an extend with
+// nothing open becomes an attach, as in the SQLite store), the open
+// generation it acts on (nil for an attach) and the head's open id.
+func (d *DB) openGeneration(ctx context.Context, s crawl.SummaryUpdate, head map[string]types.AttributeValue) (crawl.GenerationAction, *genItem, int64, error) {
+	hr := fxReader{m: head}
+	openID, openSK := hr.int(gaOpenID), hr.str(gaOpenSK)
+	if hr.err != nil {
+		return 0, nil, 0, fmt.Errorf("head item of %s: %w", s.URL, hr.err)
+	}
+	if openID != s.OpenID {
+		return 0, nil, 0, crawl.ErrConflict
+	}
+	action := s.Action
+	if action == crawl.GenerationExtend && openID == 0 {
+		action = crawl.GenerationAttach
+	}
+	if openID == 0 || action == crawl.GenerationAttach {
+		return action, nil, openID, nil
+	}
+	open, err := d.getGen(ctx, s.URL, openSK)
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	if open == nil || open.ID != openID || open.ConfirmedEnd != nil {
+		return 0, nil, 0, fmt.Errorf("the head names open generation %d (%s), which is not: %w", openID, openSK, crawl.ErrConflict)
+	}
+	return action, open, openID, nil
+}
+
+// planAction adds to tx the writes of action (attach to, extend or
+// replace the open generation) and returns the generation the crawl
+// summary belongs to and the hand-over of duplicates still to do.
+func (d *DB) planAction(ctx context.Context, tx *summaryTx, s crawl.SummaryUpdate, action crawl.GenerationAction,
+	open *genItem, openID int64) (int64, *rehomeMarker, error) {
+	switch action {
+	case crawl.GenerationAttach:
+		e := &fxExpr{}
+		cond := "attribute_not_exists(" + e.name(gaOpenID) + ")"
+		if openID != 0 {
+			cond = e.name(gaOpenID) + " = " + e.value(fxN(openID))
+		}
+		tx.check(genKey(s.URL, skHead), cond, e)
+		return openID, nil, nil
+	case crawl.GenerationExtend:
+		e := &fxExpr{}
+		if open.LastSeen < s.SeenAt {
+			tx.update(open.key(), "SET "+e.name(gaLastSeen)+" = "+e.value(fxN(s.SeenAt)),
+				"attribute_not_exists("+e.name(gaConfirmedEnd)+") AND "+e.name(gaLastSeen)+" < "+e.value(fxN(s.SeenAt)), e)
+		} else {
+			// A late crawl: last_seen does not move back.
+			tx.check(open.key(), "attribute_not_exists("+e.name(gaConfirmedEnd)+")", e)
+		}
+		return openID, nil, nil
+	case crawl.GenerationReplace:
+		return d.planReplace(ctx, tx, s, open)
+	default:
+		return 0, nil, crawl.Errorf(crawl.KindInvalid, "unknown generation action %d", s.Action)
+	}
 }
 
 // planReplace adds to tx the writes that open s.New, closing open (if
@@ -261,20 +305,20 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 	if err != nil {
 		return 0, nil, fmt.Errorf("generation %s: %w", ng.Generation.UUID, err)
 	}
-	e := newSumExpr()
-	tx.put(item, "attribute_not_exists("+e.n(gaSK)+")", e)
+	e := &fxExpr{}
+	tx.put(item, "attribute_not_exists("+e.name(gaSK)+")", e)
 
-	e = newSumExpr()
-	cond := "attribute_not_exists(" + e.n(gaOpenID) + ")"
+	e = &fxExpr{}
+	cond := "attribute_not_exists(" + e.name(gaOpenID) + ")"
 	if open != nil {
-		cond = e.n(gaOpenID) + " = " + e.v(gN(open.ID))
+		cond = e.name(gaOpenID) + " = " + e.value(fxN(open.ID))
 	}
-	tx.update(genKey(s.URL, skHead), "SET "+e.n(gaOpenID)+" = "+e.v(gN(id))+", "+e.n(gaOpenSK)+" = "+e.v(gS(gGetS(item, gaSK)))+
-		" ADD "+e.n(gaGenCount)+" "+e.v(gN(1)), cond, e)
+	tx.update(genKey(s.URL, skHead), "SET "+e.name(gaOpenID)+" = "+e.value(fxN(id))+", "+e.name(gaOpenSK)+" = "+e.value(item[gaSK])+
+		" ADD "+e.name(gaGenCount)+" "+e.value(fxN(1)), cond, e)
 
 	if orig != nil {
-		e = newSumExpr()
-		tx.update(orig.key(), "ADD "+e.n(gaOpenDups)+" "+e.v(gN(1)), originalCond(e, orig.ID), e)
+		e = &fxExpr{}
+		tx.update(orig.key(), "ADD "+e.name(gaOpenDups)+" "+e.value(fxN(1)), originalCond(e, orig.ID), e)
 	}
 	if open == nil {
 		return id, nil, nil
@@ -315,32 +359,32 @@ func (d *DB) planClose(ctx context.Context, tx *summaryTx, g *genItem, at int64)
 	remaining := len(others) - n
 
 	// g itself.
-	e := newSumExpr()
-	u := &sumUpdate{e: e}
-	u.set(gaConfirmedEnd, gN(at))
+	e := &fxExpr{}
+	u := newUpdate(e)
+	u.set(gaConfirmedEnd, fxN(at))
 	if at < g.LastSeen {
-		u.set(gaLastSeen, gN(at))
+		u.set(gaLastSeen, fxN(at))
 	}
-	u.set(gaOpenDups, gN(int64(remaining)))
+	u.set(gaOpenDups, fxN(int64(remaining)))
 	u.remove(gaOriginalDigest)
-	cond := "attribute_not_exists(" + e.n(gaConfirmedEnd) + ") AND " + e.n(gaLastSeen) + " = " + e.v(gN(g.LastSeen)) +
-		" AND " + e.n(gaOpenDups) + " = " + e.v(gN(g.OpenDups))
+	cond := "attribute_not_exists(" + e.name(gaConfirmedEnd) + ") AND " + e.name(gaLastSeen) + " = " + e.value(fxN(g.LastSeen)) +
+		" AND " + e.name(gaOpenDups) + " = " + e.value(fxN(g.OpenDups))
 	if g.DupOf != 0 {
 		u.set(gaDupHistory, encodeHistory(g.historyEnded(at)))
 		u.remove(gaDupOf)
 		u.remove(gaDupOfURL)
 		u.remove(gaDupOfSK)
-		cond += " AND " + e.n(gaDupOf) + " = " + e.v(gN(g.DupOf))
+		cond += " AND " + e.name(gaDupOf) + " = " + e.value(fxN(g.DupOf))
 	} else {
-		cond += " AND attribute_not_exists(" + e.n(gaDupOf) + ")"
+		cond += " AND attribute_not_exists(" + e.name(gaDupOf) + ")"
 	}
 	tx.update(g.key(), u.expression(), cond, e)
 	if g.DupOf != 0 {
 		// Its original has one open duplicate fewer. (It may itself be
 		// closed, handing its duplicates over in follow-up transactions.)
-		e := newSumExpr()
-		tx.update(genKey(g.DupOfURL, g.DupOfSK), "ADD "+e.n(gaOpenDups)+" "+e.v(gN(-1)),
-			"attribute_exists("+e.n(gaSK)+") AND "+e.n(gaGenID)+" = "+e.v(gN(g.DupOf)), e)
+		e := &fxExpr{}
+		tx.update(genKey(g.DupOfURL, g.DupOfSK), "ADD "+e.name(gaOpenDups)+" "+e.value(fxN(-1)),
+			"attribute_exists("+e.name(gaSK)+") AND "+e.name(gaGenID)+" = "+e.value(fxN(g.DupOf)), e)
 	}
 
 	if heir != nil {
@@ -361,28 +405,28 @@ func (d *DB) planClose(ctx context.Context, tx *summaryTx, g *genItem, at int64)
 
 // originalCond is the condition that generation id is an open,
 // non-duplicate, indexable original.
-func originalCond(e *sumExpr, id int64) string {
-	return "attribute_exists(" + e.n(gaOriginalDigest) + ") AND " + e.n(gaGenID) + " = " + e.v(gN(id))
+func originalCond(e *fxExpr, id int64) string {
+	return "attribute_exists(" + e.name(gaOriginalDigest) + ") AND " + e.name(gaGenID) + " = " + e.value(fxN(id))
 }
 
 // dupCond is the condition that a duplicate's status is still the one
 // read: open, a duplicate of from, with the history read.
-func dupCond(e *sumExpr, dup *genItem, from int64) string {
-	return e.n(gaDupOf) + " = " + e.v(gN(from)) + " AND attribute_not_exists(" + e.n(gaConfirmedEnd) + ") AND size(" +
-		e.n(gaDupHistory) + ") = " + e.v(gN(int64(len(dup.History))))
+func dupCond(e *fxExpr, dup *genItem, from int64) string {
+	return e.name(gaDupOf) + " = " + e.value(fxN(from)) + " AND attribute_not_exists(" + e.name(gaConfirmedEnd) + ") AND size(" +
+		e.name(gaDupHistory) + ") = " + e.value(fxN(int64(len(dup.History))))
 }
 
 // promoteWrite makes dup, a duplicate of from, an original at time at,
 // with k duplicates re-pointed to it in the same transaction.
 func promoteWrite(table string, dup *genItem, from, at int64, k int) types.TransactWriteItem {
-	e := newSumExpr()
-	u := &sumUpdate{e: e}
-	u.set(gaMarkedDuplicate, gBool(false))
+	e := &fxExpr{}
+	u := newUpdate(e)
+	u.set(gaMarkedDuplicate, fxBool(false))
 	u.set(gaDupHistory, encodeHistory(dup.historyEnded(at)))
 	if dup.Digest != "" && !dup.NoIndex {
-		u.set(gaOriginalDigest, gS(dup.Digest))
+		u.set(gaOriginalDigest, fxS(dup.Digest))
 	}
-	u.add(gaOpenDups, gN(int64(k)))
+	u.add(gaOpenDups, fxN(int64(k)))
 	u.remove(gaDupOf)
 	u.remove(gaDupOfURL)
 	u.remove(gaDupOfSK)
@@ -395,12 +439,12 @@ func repointWrite(table string, dup *genItem, from, at int64, to *genItem) types
 	if to == nil {
 		return promoteWrite(table, dup, from, at, 0)
 	}
-	e := newSumExpr()
-	u := &sumUpdate{e: e}
+	e := &fxExpr{}
+	u := newUpdate(e)
 	u.set(gaDupHistory, encodeHistory(append(dup.historyEnded(at), dupStatus{Of: to.ID, OfURL: to.URL, Start: at})))
-	u.set(gaDupOf, gN(to.ID))
-	u.set(gaDupOfURL, gS(to.URL))
-	u.set(gaDupOfSK, gS(to.SK))
+	u.set(gaDupOf, fxN(to.ID))
+	u.set(gaDupOfURL, fxS(to.URL))
+	u.set(gaDupOfSK, fxS(to.SK))
 	return updateItem(table, dup.key(), u.expression(), dupCond(e, dup, from), e)
 }
 
@@ -419,14 +463,19 @@ type rehomeMarker struct {
 
 func (m rehomeMarker) encode() types.AttributeValue {
 	return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
-		"from_url": gS(m.FromURL), "from_sk": gS(m.FromSK), "from_id": gN(m.FromID), "at": gN(m.At),
-		"to_url": gS(m.ToURL), "to_sk": gS(m.ToSK), "to_id": gN(m.ToID), "digest": gS(m.Digest),
+		"from_url": fxS(m.FromURL), "from_sk": fxS(m.FromSK), "from_id": fxN(m.FromID), "at": fxN(m.At),
+		"to_url": fxS(m.ToURL), "to_sk": fxS(m.ToSK), "to_id": fxN(m.ToID), "digest": fxS(m.Digest),
 	}}
 }
 
-func decodeRehomeMarker(v map[string]types.AttributeValue) rehomeMarker {
-	return rehomeMarker{FromURL: gGetS(v, "from_url"), FromSK: gGetS(v, "from_sk"), FromID: gGetN(v, "from_id"),
-		At: gGetN(v, "at"), ToURL: gGetS(v, "to_url"), ToSK: gGetS(v, "to_sk"), ToID: gGetN(v, "to_id"), Digest: gGetS(v, "digest")}
+func decodeRehomeMarker(v map[string]types.AttributeValue) (rehomeMarker, error) {
+	r := fxReader{m: v}
+	m := rehomeMarker{FromURL: r.str("from_url"), FromSK: r.str("from_sk"), FromID: r.int("from_id"),
+		At: r.int("at"), ToURL: r.str("to_url"), ToSK: r.str("to_sk"), ToID: r.int("to_id"), Digest: r.str("digest")}
+	if r.err != nil {
+		return m, fmt.Errorf("pending rehome: %w", r.err)
+	}
+	return m, nil
 }
 
 // finishRehome finishes a hand-over of duplicates, a transaction per
@@ -437,6 +486,7 @@ func decodeRehomeMarker(v map[string]types.AttributeValue) rehomeMarker {
 // earliest indexable one of them is promoted.
 func (d *DB) finishRehome(ctx context.Context, u, csk string, m rehomeMarker) error {
 	handled := map[int64]bool{}
+	ckey := genKey(u, csk)
 	for failures := 0; ; {
 		if failures >= 6 {
 			return fmt.Errorf("hand over the duplicates of generation %d: %w", m.FromID, crawl.ErrConflict)
@@ -448,28 +498,14 @@ func (d *DB) finishRehome(ctx context.Context, u, csk string, m rehomeMarker) er
 		if from == nil || from.ID != m.FromID {
 			return fmt.Errorf("hand over the duplicates of generation %d: it is missing", m.FromID)
 		}
-		ckey := genKey(u, csk)
 		if from.OpenDups <= 0 {
-			e := newSumExpr()
-			_, err := d.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.t.Generations), Key: ckey,
-				UpdateExpression:         aws.String("REMOVE " + e.n(gaPendingRehome)),
-				ExpressionAttributeNames: e.Names()})
-			if err != nil {
-				return fmt.Errorf("clear hand-over of generation %d: %w", m.FromID, err)
-			}
-			return nil
+			return d.clearRehome(ctx, ckey, m.FromID)
 		}
-		var dups []*genItem
-		err = d.queryGenIndex(ctx, IndexDuplicates, gaDupOf, gN(m.FromID), 0, func(it map[string]types.AttributeValue) bool {
-			if g, err := decodeGenItem(it); err == nil && !handled[g.ID] {
-				dups = append(dups, g)
-			}
-			return true
-		})
+		dups, err := d.duplicatesOf(ctx, m.FromID, handled)
 		if err != nil {
-			return fmt.Errorf("hand over the duplicates of generation %d: %w", m.FromID, err)
+			return err
 		}
-		if len(dups) == 0 {
+		if len(dups) == 0 { // the index is behind: wait for it
 			failures++
 			if err := pause(ctx, failures); err != nil {
 				return err
@@ -480,50 +516,12 @@ func (d *DB) finishRehome(ctx context.Context, u, csk string, m rehomeMarker) er
 		if err != nil {
 			return err
 		}
-		if promote {
-			// The heir goes first, so that it is in the batch.
-			for i, dup := range dups {
-				if dup.ID == to.ID {
-					dups = append([]*genItem{dup}, append(dups[:i:i], dups[i+1:]...)...)
-					break
-				}
-			}
-		}
-		room := maxTxItems - 3 // the crawl summary, from and to
-		batch := dups[:min(len(dups), room, int(from.OpenDups))]
-		left := from.OpenDups - int64(len(batch))
-
-		tx := &summaryTx{table: d.t.Generations}
-		e := newSumExpr()
-		tx.update(from.key(), "ADD "+e.n(gaOpenDups)+" "+e.v(gN(-int64(len(batch)))),
-			e.n(gaOpenDups)+" = "+e.v(gN(from.OpenDups)), e)
-		e = newSumExpr()
-		upd := "REMOVE " + e.n(gaPendingRehome)
-		if left > 0 {
-			upd = "SET " + e.n(gaPendingRehome) + " = " + e.v(m.encode())
-		}
-		tx.update(ckey, upd, "attribute_exists("+e.n(gaPendingRehome)+")", e)
-		repointed := len(batch)
-		if promote {
-			repointed--
-		}
-		for _, dup := range batch {
-			switch {
-			case promote && dup.ID == to.ID:
-				tx.add(promoteWrite(d.t.Generations, dup, m.FromID, m.At, repointed))
-			default:
-				tx.add(repointWrite(d.t.Generations, dup, m.FromID, m.At, to))
-			}
-		}
-		if to != nil && !promote {
-			e := newSumExpr()
-			tx.update(to.key(), "ADD "+e.n(gaOpenDups)+" "+e.v(gN(int64(repointed))), originalCond(e, to.ID), e)
-		}
+		tx, batch, left := d.rehomeBatch(ckey, from, m, dups, to, promote)
 		reasons, err := d.transact(ctx, tx)
 		if err != nil {
 			return fmt.Errorf("hand over the duplicates of generation %d: %w", m.FromID, err)
 		}
-		if reasons != nil {
+		if reasons != nil { // a condition failed: read again and retry
 			failures++
 			if err := pause(ctx, failures); err != nil {
 				return err
@@ -538,6 +536,92 @@ func (d *DB) finishRehome(ctx context.Context, u, csk string, m rehomeMarker) er
 			return nil
 		}
 	}
+}
+
+// clearRehome removes the hand-over marker from the crawl summary item
+// ckey: the closed original has no duplicates left to hand over.
+func (d *DB) clearRehome(ctx context.Context, ckey map[string]types.AttributeValue, fromID int64) error {
+	e := &fxExpr{}
+	_, err := d.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.t.Generations), Key: ckey,
+		UpdateExpression:         aws.String("REMOVE " + e.name(gaPendingRehome)),
+		ExpressionAttributeNames: e.Names()})
+	if err != nil {
+		return fmt.Errorf("clear hand-over of generation %d: %w", fromID, err)
+	}
+	return nil
+}
+
+// duplicatesOf lists the open duplicates of generation fromID not yet
+// handled, through the duplicates index (which may be behind).
+func (d *DB) duplicatesOf(ctx context.Context, fromID int64, handled map[int64]bool) ([]*genItem, error) {
+	var dups []*genItem
+	var derr error
+	err := d.queryGenIndex(ctx, IndexDuplicates, gaDupOf, fxN(fromID), 0, func(it map[string]types.AttributeValue) bool {
+		g, err := decodeGenItem(it)
+		if err != nil {
+			derr = err
+			return false
+		}
+		if !handled[g.ID] {
+			dups = append(dups, g)
+		}
+		return true
+	})
+	if err == nil {
+		err = derr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("hand over the duplicates of generation %d: %w", fromID, err)
+	}
+	return dups, nil
+}
+
+// rehomeBatch plans one transaction of a hand-over: as many of dups as
+// fit, repointed to to (or, with promote, to made the original), the
+// count on from lowered (conditional on its value), and the marker on
+// ckey kept with what is left or removed. It returns the transaction,
+// the duplicates it moves and how many remain after it.
+func (d *DB) rehomeBatch(ckey map[string]types.AttributeValue, from *genItem, m rehomeMarker, dups []*genItem,
+	to *genItem, promote bool) (*summaryTx, []*genItem, int64) {
+	if promote {
+		// The heir goes first, so that it is in the batch.
+		for i, dup := range dups {
+			if dup.ID == to.ID {
+				dups = append([]*genItem{dup}, append(dups[:i:i], dups[i+1:]...)...)
+				break
+			}
+		}
+	}
+	room := maxTxItems - 3 // the crawl summary, from and to
+	batch := dups[:min(len(dups), room, int(from.OpenDups))]
+	left := from.OpenDups - int64(len(batch))
+
+	tx := &summaryTx{table: d.t.Generations}
+	e := &fxExpr{}
+	tx.update(from.key(), "ADD "+e.name(gaOpenDups)+" "+e.value(fxN(-int64(len(batch)))),
+		e.name(gaOpenDups)+" = "+e.value(fxN(from.OpenDups)), e)
+	e = &fxExpr{}
+	upd := "REMOVE " + e.name(gaPendingRehome)
+	if left > 0 {
+		upd = "SET " + e.name(gaPendingRehome) + " = " + e.value(m.encode())
+	}
+	tx.update(ckey, upd, "attribute_exists("+e.name(gaPendingRehome)+")", e)
+	repointed := len(batch)
+	if promote {
+		repointed--
+	}
+	for _, dup := range batch {
+		if promote && dup.ID == to.ID {
+			tx.add(promoteWrite(d.t.Generations, dup, m.FromID, m.At, repointed))
+		} else {
+			tx.add(repointWrite(d.t.Generations, dup, m.FromID, m.At, to))
+		}
+	}
+	if to != nil && !promote {
+		e := &fxExpr{}
+		tx.update(to.key(), "ADD "+e.name(gaOpenDups)+" "+e.value(fxN(int64(repointed))), originalCond(e, to.ID), e)
+	}
+	return tx, batch, left
 }
 
 // rehomeTarget returns the generation the rest of a hand-over goes to,
@@ -562,7 +646,7 @@ func (d *DB) rehomeTarget(ctx context.Context, m *rehomeMarker, dups []*genItem)
 	}
 	if to == nil && m.Digest != "" {
 		var cand *genItem
-		err := d.queryGenIndex(ctx, IndexOriginals, gaOriginalDigest, gS(m.Digest), 4, func(it map[string]types.AttributeValue) bool {
+		err := d.queryGenIndex(ctx, IndexOriginals, gaOriginalDigest, fxS(m.Digest), 4, func(it map[string]types.AttributeValue) bool {
 			cand, _ = decodeGenItem(it)
 			return cand == nil
 		})
@@ -601,7 +685,7 @@ func (d *DB) openDuplicates(ctx context.Context, g *genItem) ([]*genItem, error)
 	for attempt := 1; ; attempt++ {
 		var dups []*genItem
 		var derr error
-		err := d.queryGenIndex(ctx, IndexDuplicates, gaDupOf, gN(g.ID), 0, func(it map[string]types.AttributeValue) bool {
+		err := d.queryGenIndex(ctx, IndexDuplicates, gaDupOf, fxN(g.ID), 0, func(it map[string]types.AttributeValue) bool {
 			dup, err := decodeGenItem(it)
 			if err != nil {
 				derr = err
@@ -634,8 +718,13 @@ func (d *DB) openDuplicates(ctx context.Context, g *genItem) ([]*genItem, error)
 func (d *DB) originalByID(ctx context.Context, digest string, id int64) (*genItem, error) {
 	var g *genItem
 	var derr error
-	err := d.queryGenIndex(ctx, IndexOriginals, gaOriginalDigest, gS(digest), 0, func(it map[string]types.AttributeValue) bool {
-		if gGetN(it, gaGenID) != id {
+	err := d.queryGenIndex(ctx, IndexOriginals, gaOriginalDigest, fxS(digest), 0, func(it map[string]types.AttributeValue) bool {
+		got, rerr := fxReadN(it, gaGenID)
+		if rerr != nil {
+			derr = fmt.Errorf("an original's item: %w", rerr)
+			return false
+		}
+		if got != id {
 			return true
 		}
 		g, derr = decodeGenItem(it)
@@ -655,18 +744,18 @@ func (d *DB) originalByID(ctx context.Context, digest string, id int64) (*genIte
 func crawlSummaryItem(s crawl.SummaryUpdate, genID int64) map[string]types.AttributeValue {
 	c := s.Crawl
 	it := map[string]types.AttributeValue{
-		gaURL: gS(s.URL), gaSK: gS(crawlSK(c.CrawlUUID)),
-		gaWasRobotsApproved: gBool(c.WasRobotsTxtApproved), gaCrawlType: gN(int64(c.CrawlType)),
-		gaCrawlUUID: gS(c.CrawlUUID), gaAgentUUID: gS(c.AgentUUID), gaTimeStarted: gN(c.TimeStarted),
-		gaExitCode: gN(int64(c.ExitCode)),
+		gaURL: fxS(s.URL), gaSK: fxS(crawlSK(c.CrawlUUID)),
+		gaWasRobotsApproved: fxBool(c.WasRobotsTxtApproved), gaCrawlType: fxN(int64(c.CrawlType)),
+		gaCrawlUUID: fxS(c.CrawlUUID), gaAgentUUID: fxS(c.AgentUUID), gaTimeStarted: fxN(c.TimeStarted),
+		gaExitCode: fxN(int64(c.ExitCode)),
 	}
 	if genID != 0 {
-		it[gaGenID] = gN(genID)
+		it[gaGenID] = fxN(genID)
 	}
-	gPutN(it, gaRequestDuration, c.RequestDurationMS)
+	fxPutOpt(it, gaRequestDuration, fxOptN(c.RequestDurationMS))
 	if h := s.HTTP; h != nil {
-		m := map[string]types.AttributeValue{gaStatusCode: gN(int64(h.StatusCode))}
-		gPutS(m, gaETag, h.ETag)
+		m := map[string]types.AttributeValue{gaStatusCode: fxN(int64(h.StatusCode))}
+		fxPutOpt(m, gaETag, fxOptS(h.ETag))
 		it[gaHTTP] = &types.AttributeValueMemberM{Value: m}
 	}
 	return it
@@ -683,7 +772,11 @@ func (d *DB) headAndCrawl(ctx context.Context, u, csk string) (head, done map[st
 			return nil, nil, fmt.Errorf("read head and crawl summary: %w", err)
 		}
 		for _, it := range out.Responses[d.t.Generations] {
-			if gGetS(it, gaSK) == skHead {
+			sk, err := fxReadS(it, gaSK)
+			if err != nil {
+				return nil, nil, fmt.Errorf("read head and crawl summary: %w", err)
+			}
+			if sk == skHead {
 				head = it
 			} else {
 				done = it
@@ -730,9 +823,9 @@ func (d *DB) getGen(ctx context.Context, u, sk string) (*genItem, error) {
 // page, 0: DynamoDB's 1 MB), until f returns false.
 func (d *DB) queryGenIndex(ctx context.Context, index, attr string, v types.AttributeValue, limit int32,
 	f func(map[string]types.AttributeValue) bool) error {
-	e := newSumExpr()
+	e := &fxExpr{}
 	in := &dynamodb.QueryInput{TableName: aws.String(d.t.Generations), IndexName: aws.String(index),
-		KeyConditionExpression:   aws.String(e.n(attr) + " = " + e.v(v)),
+		KeyConditionExpression:   aws.String(e.name(attr) + " = " + e.value(v)),
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()}
 	if limit > 0 {
 		in.Limit = aws.Int32(limit)
@@ -765,7 +858,7 @@ func (t *summaryTx) len() int { return len(t.items) }
 
 func (t *summaryTx) add(it types.TransactWriteItem) { t.items = append(t.items, it) }
 
-func (t *summaryTx) put(item map[string]types.AttributeValue, cond string, e *sumExpr) {
+func (t *summaryTx) put(item map[string]types.AttributeValue, cond string, e *fxExpr) {
 	p := &types.Put{TableName: aws.String(t.table), Item: item}
 	if cond != "" {
 		p.ConditionExpression, p.ExpressionAttributeNames, p.ExpressionAttributeValues = aws.String(cond), e.Names(), e.Values()
@@ -773,17 +866,17 @@ func (t *summaryTx) put(item map[string]types.AttributeValue, cond string, e *su
 	t.add(types.TransactWriteItem{Put: p})
 }
 
-func (t *summaryTx) update(key map[string]types.AttributeValue, update, cond string, e *sumExpr) {
+func (t *summaryTx) update(key map[string]types.AttributeValue, update, cond string, e *fxExpr) {
 	t.add(updateItem(t.table, key, update, cond, e))
 }
 
-func (t *summaryTx) check(key map[string]types.AttributeValue, cond string, e *sumExpr) {
+func (t *summaryTx) check(key map[string]types.AttributeValue, cond string, e *fxExpr) {
 	t.add(types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(t.table), Key: key,
 		ConditionExpression: aws.String(cond), ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()}})
 }
 
 // updateItem is a conditional update in a transaction.
-func updateItem(table string, key map[string]types.AttributeValue, update, cond string, e *sumExpr) types.TransactWriteItem {
+func updateItem(table string, key map[string]types.AttributeValue, update, cond string, e *fxExpr) types.TransactWriteItem {
 	u := &types.Update{TableName: aws.String(table), Key: key, UpdateExpression: aws.String(update),
 		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()}
 	if cond != "" {
@@ -803,13 +896,17 @@ func (d *DB) transact(ctx context.Context, tx *summaryTx) ([]string, error) {
 		var k map[string]types.AttributeValue
 		switch {
 		case it.Put != nil:
-			k = genKey(gGetS(it.Put.Item, gaURL), gGetS(it.Put.Item, gaSK))
+			k = map[string]types.AttributeValue{gaURL: it.Put.Item[gaURL], gaSK: it.Put.Item[gaSK]}
 		case it.Update != nil:
 			k = it.Update.Key
 		case it.ConditionCheck != nil:
 			k = it.ConditionCheck.Key
 		}
-		ks := gGetS(k, gaURL) + "\x00" + gGetS(k, gaSK)
+		r := fxReader{m: k}
+		ks := r.str(gaURL) + "\x00" + r.str(gaSK)
+		if r.err != nil {
+			return nil, fmt.Errorf("transaction item key: %w", r.err)
+		}
 		if seen[ks] {
 			return nil, fmt.Errorf("transaction writes %s twice: %w", ks, crawl.ErrConflict)
 		}
@@ -852,37 +949,4 @@ func pause(ctx context.Context, n int) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// sumUpdate builds an UpdateExpression of SET, ADD and REMOVE clauses.
-type sumUpdate struct {
-	e                   *sumExpr
-	sets, adds, removes []string
-}
-
-func (u *sumUpdate) set(name string, v types.AttributeValue) {
-	u.sets = append(u.sets, u.e.n(name)+" = "+u.e.v(v))
-}
-
-func (u *sumUpdate) add(name string, v types.AttributeValue) {
-	u.adds = append(u.adds, u.e.n(name)+" "+u.e.v(v))
-}
-
-func (u *sumUpdate) remove(name string) { u.removes = append(u.removes, u.e.n(name)) }
-
-func (u *sumUpdate) expression() string {
-	var s string
-	for _, c := range []struct {
-		kw    string
-		parts []string
-	}{{"SET", u.sets}, {"ADD", u.adds}, {"REMOVE", u.removes}} {
-		if len(c.parts) == 0 {
-			continue
-		}
-		if s != "" {
-			s += " "
-		}
-		s += c.kw + " " + strings.Join(c.parts, ", ")
-	}
-	return s
 }

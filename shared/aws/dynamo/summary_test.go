@@ -110,7 +110,7 @@ func sumGens(t *testing.T, db *DB, u string) []*genItem {
 		TableName:                 aws.String(db.t.Generations),
 		KeyConditionExpression:    aws.String("#u = :u AND begins_with(#sk, :g)"),
 		ExpressionAttributeNames:  map[string]string{"#u": gaURL, "#sk": gaSK},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":u": gS(u), ":g": gS(skGenPrefix)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":u": fxS(u), ":g": fxS(skGenPrefix)},
 		ConsistentRead:            aws.Bool(true),
 	})
 	if err != nil {
@@ -150,7 +150,7 @@ func sumItems(t *testing.T, db *DB) map[string]map[string]types.AttributeValue {
 			t.Fatalf("scan generations: %v", err)
 		}
 		for _, it := range page.Items {
-			out[gGetS(it, gaURL)+" "+gGetS(it, gaSK)] = it
+			out[attrS(t, it, gaURL)+" "+attrS(t, it, gaSK)] = it
 		}
 		if len(page.LastEvaluatedKey) == 0 {
 			return out
@@ -237,25 +237,25 @@ func TestGenerationItems(t *testing.T) {
 	}
 	c3 := sumCrawl(t, db, u, "c3")
 	wantC3 := map[string]types.AttributeValue{
-		gaURL: gS(u), gaSK: gS("crawl#c3"), gaWasRobotsApproved: gBool(true), gaCrawlType: gN(int64(crawl.CrawlFirst)),
-		gaCrawlUUID: gS("c3"), gaAgentUUID: gS(contract.AgentUUID), gaTimeStarted: gN(300), gaExitCode: gN(int64(crawl.ExitComplete)),
-		gaGenID: gN(g2), gaRequestDuration: gN(12),
-		gaHTTP: &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{gaStatusCode: gN(200), gaETag: gS(`"e"`)}},
+		gaURL: fxS(u), gaSK: fxS("crawl#c3"), gaWasRobotsApproved: fxBool(true), gaCrawlType: fxN(int64(crawl.CrawlFirst)),
+		gaCrawlUUID: fxS("c3"), gaAgentUUID: fxS(contract.AgentUUID), gaTimeStarted: fxN(300), gaExitCode: fxN(int64(crawl.ExitComplete)),
+		gaGenID: fxN(g2), gaRequestDuration: fxN(12),
+		gaHTTP: &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{gaStatusCode: fxN(200), gaETag: fxS(`"e"`)}},
 	}
 	if !reflect.DeepEqual(c3, wantC3) {
 		t.Errorf("crawl summary item:\n got %v\nwant %v", c3, wantC3)
 	}
 	for crawlUUID, gen := range map[string]int64{"c0": 0, "c1": g1, "c2": g1, "c4": g2} {
 		it := sumCrawl(t, db, u, crawlUUID)
-		if gGetN(it, gaGenID) != gen || (gen == 0) != (it[gaGenID] == nil) {
+		if attrN(t, it, gaGenID) != gen || (gen == 0) != (it[gaGenID] == nil) {
 			t.Errorf("crawl summary %s points at generation %v, want %d", crawlUUID, it[gaGenID], gen)
 		}
 	}
-	if c4 := sumCrawl(t, db, u, "c4"); c4[gaHTTP] != nil || gGetN(c4, gaExitCode) != int64(crawl.ExitTimeout) {
+	if c4 := sumCrawl(t, db, u, "c4"); c4[gaHTTP] != nil || attrN(t, c4, gaExitCode) != int64(crawl.ExitTimeout) {
 		t.Errorf("failed crawl's summary: %v, want no http_summary and exit code timeout", c4)
 	}
 	head, _ := db.getGenTableItem(ctx, u, skHead)
-	if gGetN(head, gaGenCount) != 2 {
+	if attrN(t, head, gaGenCount) != 2 {
 		t.Errorf("head: %v, want gen_count 2", head)
 	}
 }
@@ -317,13 +317,13 @@ func TestApplySummaryAttachments(t *testing.T) {
 		}
 	})
 	t.Run("generation_content", func(t *testing.T) {
-		if gGetS(raw, gaBodyKey) != "raw/aa/bb" || !gGetBool(raw, gaNoIndex) {
-			t.Errorf("body_key %q noindex %v", gGetS(raw, gaBodyKey), gGetBool(raw, gaNoIndex))
+		if attrS(t, raw, gaBodyKey) != "raw/aa/bb" || !attrBool(t, raw, gaNoIndex) {
+			t.Errorf("body_key %q noindex %v", attrS(t, raw, gaBodyKey), attrBool(t, raw, gaNoIndex))
 		}
 	})
 	t.Run("search fields", func(t *testing.T) {
-		if gGetS(raw, gaSearchText) != "lamps and lighthouses" || gGetS(raw, gaSearchHeadlines) != "Lamps\nOil" {
-			t.Errorf("search_text %q search_headlines %q", gGetS(raw, gaSearchText), gGetS(raw, gaSearchHeadlines))
+		if attrS(t, raw, gaSearchText) != "lamps and lighthouses" || attrS(t, raw, gaSearchHeadlines) != "Lamps\nOil" {
+			t.Errorf("search_text %q search_headlines %q", attrS(t, raw, gaSearchText), attrS(t, raw, gaSearchHeadlines))
 		}
 	})
 	t.Run("links round-trip", func(t *testing.T) {
@@ -342,7 +342,7 @@ func TestApplySummaryAttachments(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("links:\n got %+v\nwant %+v", got, want)
 		}
-		if gGetN(raw, gaLinkCount) != 3 || raw[gaLinksDropped] != nil {
+		if attrN(t, raw, gaLinkCount) != 3 || raw[gaLinksDropped] != nil {
 			t.Errorf("link_count %v links_dropped %v", raw[gaLinkCount], raw[gaLinksDropped])
 		}
 	})
@@ -394,7 +394,7 @@ func TestApplySummaryManyLinks(t *testing.T) {
 	gid, _ := GenerationID(ng.Generation.UUID)
 	raw := sumItems(t, db)[u+" "+genSK(100, gid)]
 	b := raw[gaLinks].(*types.AttributeValueMemberB).Value
-	kept, dropped := gGetN(raw, gaLinkCount), gGetN(raw, gaLinksDropped)
+	kept, dropped := attrN(t, raw, gaLinkCount), attrN(t, raw, gaLinksDropped)
 	if len(b) > maxLinkBytes || kept+dropped != int64(len(links)) || dropped == 0 || kept < 1000 {
 		t.Fatalf("link_summary of %d bytes, link_count %d, links_dropped %d", len(b), kept, dropped)
 	}
@@ -523,7 +523,7 @@ func TestApplySummaryIndexBehind(t *testing.T) {
 	// Pretend a second duplicate is not in the index yet.
 	if _, err := db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(db.t.Generations),
 		Key: genKey(a, genSK(100, ga.ID)), UpdateExpression: aws.String("SET #d = :n"),
-		ExpressionAttributeNames: map[string]string{"#d": gaOpenDups}, ExpressionAttributeValues: map[string]types.AttributeValue{":n": gN(2)}}); err != nil {
+		ExpressionAttributeNames: map[string]string{"#d": gaOpenDups}, ExpressionAttributeValues: map[string]types.AttributeValue{":n": fxN(2)}}); err != nil {
 		t.Fatal(err)
 	}
 	before := sumItems(t, db)
@@ -688,8 +688,8 @@ func TestPromotionOverflow(t *testing.T) {
 	}
 	// Every copy is listed under the heir, none under the closed original.
 	var under []string
-	if err := db.queryGenIndex(ctx, IndexDuplicates, gaDupOf, gN(heir.ID), 0, func(it map[string]types.AttributeValue) bool {
-		under = append(under, gGetS(it, gaURL))
+	if err := db.queryGenIndex(ctx, IndexDuplicates, gaDupOf, fxN(heir.ID), 0, func(it map[string]types.AttributeValue) bool {
+		under = append(under, attrS(t, it, gaURL))
 		return true
 	}); err != nil {
 		t.Fatal(err)
@@ -698,4 +698,36 @@ func TestPromotionOverflow(t *testing.T) {
 	if len(under) != copies-1 {
 		t.Errorf("%d copies listed under the heir, want %d", len(under), copies-1)
 	}
+}
+
+// attrS, attrN and attrBool read an attribute of a raw item through the
+// store's one reader, failing the test on a malformed value.
+func attrS(t testing.TB, m map[string]types.AttributeValue, k string) string {
+	t.Helper()
+	r := fxReader{m: m}
+	v := r.str(k)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return v
+}
+
+func attrN(t testing.TB, m map[string]types.AttributeValue, k string) int64 {
+	t.Helper()
+	r := fxReader{m: m}
+	v := r.int(k)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return v
+}
+
+func attrBool(t testing.TB, m map[string]types.AttributeValue, k string) bool {
+	t.Helper()
+	r := fxReader{m: m}
+	v := r.bool(k)
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return v
 }
