@@ -1,0 +1,136 @@
+package dynamo
+
+import (
+	"encoding/json"
+	"strconv"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// FuzzDecodeGenItem feeds the generation item decoder items written in
+// DynamoDB's JSON ({"S":..}, {"N":..}, {"BOOL":..}, {"M":{..}},
+// {"L":[..]}): it never panics, and an item it accepts has its id and
+// times, each read from a number that parses.
+func FuzzDecodeGenItem(f *testing.F) {
+	good, _ := json.Marshal(toJSON(goodGenItem()))
+	f.Add(good)
+	for _, s := range []string{
+		`{"url":{"S":"http://a/"},"sk":{"S":"g#1"},"entity_generation_id":{"N":"1"},"first_seen_unix_utc":{"N":"5"},"last_seen_unix_utc":{"N":"x"}}`,
+		`{"file_summary":{"S":"not a map"}}`,
+		`{"duplicate_summary":{"L":[{"S":"x"},{"M":{}}]}}`,
+		`{"document_description":{"M":{"title":{"N":"1e400"}}}}`,
+		`{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var raw map[string]json.RawMessage
+		if json.Unmarshal(b, &raw) != nil {
+			return
+		}
+		it := map[string]types.AttributeValue{}
+		for k, v := range raw {
+			if av, ok := fromJSON(v, 0); ok {
+				it[k] = av
+			}
+		}
+		g, err := decodeGenItem(it)
+		if err != nil {
+			return
+		}
+		for _, k := range []string{gaGenID, gaFirstSeen, gaLastSeen} {
+			n, ok := it[k].(*types.AttributeValueMemberN)
+			if !ok {
+				t.Fatalf("accepted an item whose %s is %T", k, it[k])
+			}
+			if _, err := strconv.ParseInt(n.Value, 10, 64); err != nil {
+				t.Fatalf("accepted an item whose %s is %q", k, n.Value)
+			}
+		}
+		if g.File != nil && it[gaFile] == nil {
+			t.Fatal("a file summary out of nothing")
+		}
+	})
+}
+
+// fromJSON reads one attribute value in DynamoDB's JSON form.
+func fromJSON(b json.RawMessage, depth int) (types.AttributeValue, bool) {
+	var v map[string]json.RawMessage
+	if depth > 8 || json.Unmarshal(b, &v) != nil || len(v) != 1 {
+		return nil, false
+	}
+	for k, x := range v {
+		switch k {
+		case "S", "N":
+			var s string
+			if json.Unmarshal(x, &s) != nil {
+				return nil, false
+			}
+			if k == "S" {
+				return &types.AttributeValueMemberS{Value: s}, true
+			}
+			return &types.AttributeValueMemberN{Value: s}, true
+		case "BOOL":
+			var t bool
+			if json.Unmarshal(x, &t) != nil {
+				return nil, false
+			}
+			return &types.AttributeValueMemberBOOL{Value: t}, true
+		case "M":
+			var m map[string]json.RawMessage
+			if json.Unmarshal(x, &m) != nil {
+				return nil, false
+			}
+			out := map[string]types.AttributeValue{}
+			for mk, mv := range m {
+				if av, ok := fromJSON(mv, depth+1); ok {
+					out[mk] = av
+				}
+			}
+			return &types.AttributeValueMemberM{Value: out}, true
+		case "L":
+			var l []json.RawMessage
+			if json.Unmarshal(x, &l) != nil {
+				return nil, false
+			}
+			out := []types.AttributeValue{}
+			for _, e := range l {
+				if av, ok := fromJSON(e, depth+1); ok {
+					out = append(out, av)
+				}
+			}
+			return &types.AttributeValueMemberL{Value: out}, true
+		}
+	}
+	return nil, false
+}
+
+// toJSON writes an item in DynamoDB's JSON form (S, N, BOOL, M, L).
+func toJSON(m map[string]types.AttributeValue) map[string]any {
+	out := map[string]any{}
+	for k, v := range m {
+		out[k] = valueJSON(v)
+	}
+	return out
+}
+
+func valueJSON(v types.AttributeValue) any {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return map[string]any{"S": x.Value}
+	case *types.AttributeValueMemberN:
+		return map[string]any{"N": x.Value}
+	case *types.AttributeValueMemberBOOL:
+		return map[string]any{"BOOL": x.Value}
+	case *types.AttributeValueMemberM:
+		return map[string]any{"M": toJSON(x.Value)}
+	case *types.AttributeValueMemberL:
+		l := []any{}
+		for _, e := range x.Value {
+			l = append(l, valueJSON(e))
+		}
+		return map[string]any{"L": l}
+	}
+	return nil
+}
