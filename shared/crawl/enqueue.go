@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // EnqueueVersion is the version of the enqueue event schema that this
@@ -61,6 +62,11 @@ func ParseEnqueueEvent(body []byte) (EnqueueEvent, error) {
 	b := bytes.TrimSpace(body)
 	if len(b) == 0 {
 		return EnqueueEvent{}, E(op, KindInvalid, fmt.Errorf("empty message"))
+	}
+	// SQS carries only Unicode text; a body of other bytes would be read
+	// one way here and re-encoded another (each bad byte as U+FFFD).
+	if !utf8.Valid(b) {
+		return EnqueueEvent{}, E(op, KindInvalid, fmt.Errorf("message is not UTF-8 text"))
 	}
 	var ev EnqueueEvent
 	switch b[0] {

@@ -58,6 +58,7 @@ func TestParseEnqueueEvent(t *testing.T) {
 			want: crawl.EnqueueEvent{Version: 1, URL: "https://example.com/a b", EnqueueType: crawl.EnqueueNone},
 		},
 		{name: "empty body", body: "", wantErr: "empty message"},
+		{name: "not UTF-8", body: "http://example.com/\xb5", wantErr: "message is not UTF-8 text"},
 		{name: "hops past the bound", body: `{"url":"https://example.com/","hops":1000001}`, wantErr: `"hops" must be from 0 to 1000000`},
 		{name: "max_depth past the bound", body: `{"url":"https://example.com/","max_depth":1000001}`, wantErr: `"max_depth" must be from 0 to 1000000`},
 		{name: "priority past the bound", body: `{"url":"https://example.com/","priority":-1000001}`, wantErr: `"priority" must be from -1000000 to 1000000`},
