@@ -70,10 +70,10 @@ func (d *DB) GetCandidate(ctx context.Context, u string) (crawl.Candidate, error
 // candidate must not exist yet), else returns crawl.ErrConflict. On
 // success c.Version+1 is the stored version.
 func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
-	return d.tx(ctx, func(tx *sql.Tx) error { return putCandidate(ctx, tx, c) })
+	return d.tx(ctx, func(ctx context.Context, w *wtx) error { return putCandidate(ctx, w, c) })
 }
 
-func putCandidate(ctx context.Context, q queryer, c crawl.Candidate) error {
+func putCandidate(ctx context.Context, q *wtx, c crawl.Candidate) error {
 	// What the DynamoDB store refuses, refused here too (its GSIs need a
 	// host), so that both homes take the same candidates.
 	if c.URL == "" {
@@ -82,7 +82,7 @@ func putCandidate(ctx context.Context, q queryer, c crawl.Candidate) error {
 	if (c.State == crawl.StateDue || c.State == crawl.StateQueued) && c.Host == "" {
 		return crawl.E("candidate "+c.URL, crawl.KindInvalid, fmt.Errorf("state %s needs a host", c.State))
 	}
-	id, err := urlID(ctx, q, c.URL)
+	id, err := q.urlID(ctx, c.URL)
 	if err != nil {
 		return err
 	}
@@ -190,7 +190,7 @@ func (d *DB) queryCandidates(ctx context.Context, where string, args ...any) ([]
 // crawl type (its next crawl is still its first). Queued candidates are
 // left to the crawl they were released as; filtered ones stay filtered.
 func (d *DB) MarkAllDue(ctx context.Context, now int64, t crawl.CrawlType) (int, error) {
-	res, err := d.db.ExecContext(ctx, `UPDATE crawl_frontier SET state='due', due_unix_utc=?,
+	res, err := d.exec(ctx, `UPDATE crawl_frontier SET state='due', due_unix_utc=?,
 		crawl_type=CASE WHEN (SELECT c.last_crawl_time_unix_utc FROM crawl_candidate c WHERE c.url_id=crawl_frontier.url_id)
 			IS NULL THEN crawl_type ELSE ? END, version=version+1
 		WHERE state IN ('crawled','due')`, now, t)
@@ -206,7 +206,7 @@ func (d *DB) AddScopeHost(ctx context.Context, host string) error {
 	if host == "" {
 		return crawl.E("add scope host", crawl.KindInvalid, errors.New("empty host"))
 	}
-	if _, err := d.db.ExecContext(ctx, `INSERT INTO crawl_scope(host) VALUES(?) ON CONFLICT DO NOTHING`, host); err != nil {
+	if _, err := d.exec(ctx, `INSERT INTO crawl_scope(host) VALUES(?) ON CONFLICT DO NOTHING`, host); err != nil {
 		return fmt.Errorf("add scope host %s: %w", host, err)
 	}
 	return nil

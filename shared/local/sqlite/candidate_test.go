@@ -122,7 +122,7 @@ func dueCandidate(u string, priority int, due int64) crawl.Candidate {
 func TestURLRowIsNoCandidate(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
-	if _, err := db.SQL().ExecContext(ctx, `INSERT INTO url(url) VALUES('http://example.com/only-url')`); err != nil {
+	if _, err := db.Exec(ctx, `INSERT INTO url(url) VALUES('http://example.com/only-url')`); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.GetCandidate(ctx, "http://example.com/only-url"); !errors.Is(err, crawl.ErrNotFound) {

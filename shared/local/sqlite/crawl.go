@@ -19,7 +19,8 @@ func (d *DB) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate
 		return false, crawl.E("record crawl of "+cr.Log.URL, crawl.KindInvalid, errors.New("no crawl_uuid"))
 	}
 	fresh := true
-	err := d.tx(ctx, func(tx *sql.Tx) error {
+	err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
+		fresh = true
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM crawl_log WHERE crawl_uuid=?`, cr.Log.CrawlUUID).Scan(&n); err != nil {
 			return fmt.Errorf("look up crawl %s: %w", cr.Log.CrawlUUID, err)
@@ -41,9 +42,9 @@ func (d *DB) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate
 	return fresh, nil
 }
 
-func insertCrawl(ctx context.Context, tx *sql.Tx, cr crawl.Crawl) error {
+func insertCrawl(ctx context.Context, tx *wtx, cr crawl.Crawl) error {
 	l := cr.Log
-	urlid, err := urlID(ctx, tx, l.URL)
+	urlid, err := tx.urlID(ctx, l.URL)
 	if err != nil {
 		return err
 	}
@@ -59,7 +60,7 @@ func insertCrawl(ctx context.Context, tx *sql.Tx, cr crawl.Crawl) error {
 	}
 	var lastReq *int64
 	for _, r := range cr.Requests {
-		rid, err := urlID(ctx, tx, r.URL)
+		rid, err := tx.urlID(ctx, r.URL)
 		if err != nil {
 			return err
 		}
@@ -74,15 +75,15 @@ func insertCrawl(ctx context.Context, tx *sql.Tx, cr crawl.Crawl) error {
 		lastReq = &reqID
 	}
 	if f := cr.File; f != nil {
-		fid, err := urlID(ctx, tx, f.URL)
+		fid, err := tx.urlID(ctx, f.URL)
 		if err != nil {
 			return err
 		}
-		mid, err := mimetypeID(ctx, tx, f.MIMEType)
+		mid, err := tx.mimetypeID(ctx, f.MIMEType)
 		if err != nil {
 			return err
 		}
-		canon, err := optURLID(ctx, tx, f.CanonicalURL)
+		canon, err := tx.optURLID(ctx, f.CanonicalURL)
 		if err != nil {
 			return err
 		}
@@ -104,11 +105,11 @@ func insertCrawl(ctx context.Context, tx *sql.Tx, cr crawl.Crawl) error {
 		}
 	}
 	if r := cr.Redirect; r != nil {
-		from, err := urlID(ctx, tx, r.URL)
+		from, err := tx.urlID(ctx, r.URL)
 		if err != nil {
 			return err
 		}
-		to, err := urlID(ctx, tx, r.ToURL)
+		to, err := tx.urlID(ctx, r.ToURL)
 		if err != nil {
 			return err
 		}
@@ -187,8 +188,8 @@ func (d *DB) GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error
 
 // SetCanonicalURL sets file.canonical_url_id of a crawl's file.
 func (d *DB) SetCanonicalURL(ctx context.Context, crawlUUID, canonical string) error {
-	return d.tx(ctx, func(tx *sql.Tx) error {
-		id, err := urlID(ctx, tx, canonical)
+	return d.tx(ctx, func(ctx context.Context, tx *wtx) error {
+		id, err := tx.urlID(ctx, canonical)
 		if err != nil {
 			return err
 		}

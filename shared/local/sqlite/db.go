@@ -20,13 +20,32 @@ import (
 //go:embed schema.sql
 var schema string
 
-// DB is an open crawl database.
+// DB is an open crawl database: a pool of connections that read, and
+// one connection that writes, owned by the writer goroutine (writer.go).
 type DB struct {
-	db *sql.DB
+	db *sql.DB // readers: see the last commit, never write
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // see prepared
+
+	// The writer's; nil when opened read-only.
+	w          *sql.DB
+	writes     chan *writeReq
+	closed     chan struct{}
+	writerDone chan struct{}
+	closeOnce  sync.Once
+	hot        map[string]*sql.Stmt // statements prepared on w, used by the writer only
+	ids        idCache              // the writer's only
+	// checkpoints is the connection that copies the WAL into the
+	// database file, beside the writer rather than in its commits.
+	checkpoints    *sql.DB
+	checkpointDone chan struct{}
 }
+
+// readers is the size of the read pool: reads (a candidate looked up, a
+// generation found, the queues counted) run beside the writer, as WAL
+// allows.
+const readers = 4
 
 // ErrCorrupt means the database file is damaged (it fails SQLite's
 // integrity check) or is not a crawl database. Such a file is never
@@ -45,18 +64,36 @@ func Open(ctx context.Context, path string) (*DB, error) {
 			return nil, err
 		}
 	}
-	sdb, err := sql.Open("sqlite", dsn(path, "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"))
+	w, err := sql.Open("sqlite", dsn(path, "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	// One connection: SQLite has one writer anyway, and a single
-	// connection makes every statement see the last committed write.
-	sdb.SetMaxOpenConns(1)
-	if _, err := sdb.ExecContext(ctx, schema); err != nil {
-		sdb.Close()
+	// One connection writes: SQLite has one writer anyway.
+	w.SetMaxOpenConns(1)
+	if _, err := w.ExecContext(ctx, schema); err != nil {
+		w.Close()
 		return nil, fmt.Errorf("create schema in %s: %w", path, corrupt(err))
 	}
-	return &DB{db: sdb, stmts: map[string]*sql.Stmt{}}, nil
+	r, err := sql.Open("sqlite", dsn(path, "&_pragma=query_only(1)"))
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	r.SetMaxOpenConns(readers)
+	r.SetMaxIdleConns(readers)
+	d := &DB{db: r, stmts: map[string]*sql.Stmt{}, w: w, writes: make(chan *writeReq), closed: make(chan struct{}),
+		writerDone: make(chan struct{}), checkpointDone: make(chan struct{}), hot: map[string]*sql.Stmt{}, ids: newIDCache()}
+	cp, err := sql.Open("sqlite", dsn(path, ""))
+	if err != nil {
+		w.Close()
+		r.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	cp.SetMaxOpenConns(1)
+	d.checkpoints = cp
+	go d.write()
+	go d.checkpoint()
+	return d, nil
 }
 
 // OpenReadOnly opens an existing database for reading only (status,
@@ -134,23 +171,41 @@ func corrupt(err error) error {
 	return err
 }
 
-// Close closes the database.
+// Close stops the writer (a write already begun is finished and
+// committed) and closes the database.
 func (d *DB) Close() error {
-	d.mu.Lock()
-	for q, st := range d.stmts {
-		st.Close()
-		delete(d.stmts, q)
-	}
-	d.mu.Unlock()
-	return d.db.Close()
+	var errs []error
+	d.closeOnce.Do(func() {
+		if d.w != nil {
+			close(d.closed)
+			<-d.writerDone
+			<-d.checkpointDone
+			errs = append(errs, d.checkpoints.Close())
+			for _, st := range d.hot {
+				st.Close()
+			}
+			// Fold the WAL into the database: the file is whole on its own.
+			if _, err := d.w.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+				errs = append(errs, fmt.Errorf("checkpoint: %w", err))
+			}
+			errs = append(errs, d.w.Close())
+		}
+		d.mu.Lock()
+		for q, st := range d.stmts {
+			st.Close()
+			delete(d.stmts, q)
+		}
+		d.mu.Unlock()
+		errs = append(errs, d.db.Close())
+	})
+	return errors.Join(errs...)
 }
 
-// prepared returns query prepared once for the life of the database, for
-// the statements run once or more per URL or per link: the driver parses
-// and plans a statement on every call that is not prepared, which costs
-// as much as running these. In a transaction use tx.StmtContext(ctx, st),
-// which reuses it on the one connection; but call prepared before the
-// transaction begins, since preparing needs that connection.
+// prepared returns a read query prepared once for the life of the
+// database, for the reads run once or more per URL or per link: the
+// driver parses and plans a statement on every call that is not
+// prepared, which costs as much as running these. (Writes get the same
+// from the writer: see wtx.prep.)
 func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -165,101 +220,12 @@ func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
-// SQL returns the underlying handle, for read-only queries in tests and
-// reports.
+// SQL returns the read pool, for read-only queries in tests and reports.
 func (d *DB) SQL() *sql.DB { return d.db }
 
-// tx runs f in a transaction, committing if f returns nil.
-func (d *DB) tx(ctx context.Context, f func(*sql.Tx) error) error {
-	t, err := d.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := f(t); err != nil {
-		t.Rollback()
-		return err
-	}
-	if err := t.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
-}
-
-type queryer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
-// urlID returns the id of u in the url table, adding it if needed.
-func urlID(ctx context.Context, q queryer, u string) (int64, error) {
+func (w *wtx) mimetypeID(ctx context.Context, m string) (int64, error) {
 	var id int64
-	err := q.QueryRowContext(ctx,
-		`INSERT INTO url(url) VALUES(?) ON CONFLICT(url) DO UPDATE SET url=excluded.url RETURNING url_id`, u).Scan(&id)
-	if err != nil {
-		return 0, fmt.Errorf("url id of %s: %w", u, err)
-	}
-	return id, nil
-}
-
-// urlIDs is urlID for many URLs in one transaction (a page's links):
-// its statements are prepared once, and a URL already stored is only
-// read, not rewritten by the upsert.
-type urlIDs struct{ sel, ins *sql.Stmt }
-
-func prepareURLIDs(ctx context.Context, tx *sql.Tx) (*urlIDs, error) {
-	sel, err := tx.PrepareContext(ctx, `SELECT url_id FROM url WHERE url=?`)
-	if err != nil {
-		return nil, fmt.Errorf("prepare url lookup: %w", err)
-	}
-	ins, err := tx.PrepareContext(ctx,
-		`INSERT INTO url(url) VALUES(?) ON CONFLICT(url) DO UPDATE SET url=excluded.url RETURNING url_id`)
-	if err != nil {
-		sel.Close()
-		return nil, fmt.Errorf("prepare url insert: %w", err)
-	}
-	return &urlIDs{sel: sel, ins: ins}, nil
-}
-
-func (s *urlIDs) id(ctx context.Context, u string) (int64, error) {
-	var id int64
-	err := s.sel.QueryRowContext(ctx, u).Scan(&id)
-	if notFound(err) {
-		err = s.ins.QueryRowContext(ctx, u).Scan(&id)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("url id of %s: %w", u, err)
-	}
-	return id, nil
-}
-
-func (s *urlIDs) Close() {
-	s.sel.Close()
-	s.ins.Close()
-}
-
-// optURLID is urlID for an optional URL.
-func optURLID(ctx context.Context, q queryer, u *string) (*int64, error) {
-	if u == nil {
-		return nil, nil
-	}
-	id, err := urlID(ctx, q, *u)
-	if err != nil {
-		return nil, err
-	}
-	return &id, nil
-}
-
-// lookupURLID returns the id of u, or sql.ErrNoRows.
-func lookupURLID(ctx context.Context, q queryer, u string) (int64, error) {
-	var id int64
-	err := q.QueryRowContext(ctx, `SELECT url_id FROM url WHERE url=?`, u).Scan(&id)
-	return id, err
-}
-
-func mimetypeID(ctx context.Context, q queryer, m string) (int64, error) {
-	var id int64
-	err := q.QueryRowContext(ctx,
+	err := w.QueryRowContext(ctx,
 		`INSERT INTO mimetype(mimetype) VALUES(?) ON CONFLICT(mimetype) DO UPDATE SET mimetype=excluded.mimetype RETURNING mimetype_id`, m).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("mimetype id of %s: %w", m, err)

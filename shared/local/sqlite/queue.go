@@ -1,9 +1,10 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
-	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ type Message struct {
 	ID           string
 	Body         []byte
 	ReceiveCount int
+	seq          int64 // the message's order in its queue
 }
 
 // MaxMessageBytes is the largest body Send takes: SQS's limit as the
@@ -37,15 +39,9 @@ func (d *DB) Send(ctx context.Context, queue string, bodies ...[]byte) error {
 		}
 	}
 	now := time.Now().UnixMilli()
-	// Prepared before the transaction takes the one connection.
-	ins, err := d.prepared(ctx, `INSERT INTO queue_message(queue, body, visible_at_ms) VALUES(?,?,?)`)
-	if err != nil {
-		return fmt.Errorf("send to %s: %w", queue, err)
-	}
-	return d.tx(ctx, func(tx *sql.Tx) error {
-		st := tx.StmtContext(ctx, ins)
+	return d.tx(ctx, func(ctx context.Context, tx *wtx) error {
 		for _, b := range bodies {
-			if _, err := st.ExecContext(ctx, queue, b, now); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO queue_message(queue, body, visible_at_ms) VALUES(?,?,?)`, queue, b, now); err != nil {
 				return fmt.Errorf("send to %s: %w", queue, err)
 			}
 		}
@@ -58,48 +54,55 @@ func (d *DB) Send(ctx context.Context, queue string, bodies ...[]byte) error {
 func (d *DB) Receive(ctx context.Context, queue string, max int, lease time.Duration) ([]Message, error) {
 	var out []Message
 	now := time.Now()
-	// Prepared before the transaction takes the one connection.
-	st, err := d.prepared(ctx, `UPDATE queue_message SET visible_at_ms=?, receive_count=receive_count+1
-		WHERE message_id IN (SELECT message_id FROM queue_message WHERE queue=? AND visible_at_ms<=? ORDER BY message_id LIMIT ?)
-		RETURNING message_id, body, receive_count`)
-	if err != nil {
-		return nil, fmt.Errorf("receive from %s: %w", queue, err)
-	}
-	err = d.tx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.StmtContext(ctx, st).QueryContext(ctx, now.Add(lease).UnixMilli(), queue, now.UnixMilli(), max)
+	err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
+		out = out[:0]
+		rows, err := tx.QueryContext(ctx, `UPDATE queue_message SET visible_at_ms=?, receive_count=receive_count+1
+			WHERE message_id IN (SELECT message_id FROM queue_message WHERE queue=? AND visible_at_ms<=? ORDER BY message_id LIMIT ?)
+			RETURNING message_id, body, receive_count`, now.Add(lease).UnixMilli(), queue, now.UnixMilli(), max)
 		if err != nil {
 			return fmt.Errorf("receive from %s: %w", queue, err)
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var id int64
 			var m Message
-			if err := rows.Scan(&id, &m.Body, &m.ReceiveCount); err != nil {
+			if err := rows.Scan(&m.seq, &m.Body, &m.ReceiveCount); err != nil {
 				return fmt.Errorf("scan message: %w", err)
 			}
-			m.ID = strconv.FormatInt(id, 10)
+			m.ID = strconv.FormatInt(m.seq, 10)
 			out = append(out, m)
 		}
 		return rows.Err()
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	// RETURNING gives the rows in no set order: oldest first.
+	slices.SortFunc(out, func(a, b Message) int { return cmp.Compare(a.seq, b.seq) })
+	return out, nil
 }
 
-// Delete removes a received message: it has been handled.
-func (d *DB) Delete(ctx context.Context, queue, id string) error {
-	st, err := d.prepared(ctx, `DELETE FROM queue_message WHERE queue=? AND message_id=?`)
-	if err == nil {
-		_, err = st.ExecContext(ctx, queue, id)
+// Delete removes received messages: they have been handled.
+func (d *DB) Delete(ctx context.Context, queue string, ids ...string) error {
+	if len(ids) == 0 {
+		return nil
 	}
+	err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM queue_message WHERE queue=? AND message_id=?`, queue, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("delete message %s from %s: %w", id, queue, err)
+		return fmt.Errorf("delete %d messages from %s: %w", len(ids), queue, err)
 	}
 	return nil
 }
 
 // Retry makes a received message visible again after delay.
 func (d *DB) Retry(ctx context.Context, queue, id string, delay time.Duration) error {
-	if _, err := d.db.ExecContext(ctx, `UPDATE queue_message SET visible_at_ms=? WHERE queue=? AND message_id=?`,
+	if _, err := d.exec(ctx, `UPDATE queue_message SET visible_at_ms=? WHERE queue=? AND message_id=?`,
 		time.Now().Add(delay).UnixMilli(), queue, id); err != nil {
 		return fmt.Errorf("retry message %s of %s: %w", id, queue, err)
 	}
@@ -109,7 +112,7 @@ func (d *DB) Retry(ctx context.Context, queue, id string, delay time.Duration) e
 // DeadLetter moves a message to the queue's dead-letter queue
 // (queue + "-dlq") with the reason it could not be handled.
 func (d *DB) DeadLetter(ctx context.Context, queue, id, reason string) error {
-	if _, err := d.db.ExecContext(ctx, `UPDATE queue_message SET queue=?, reason=?, visible_at_ms=0 WHERE queue=? AND message_id=?`,
+	if _, err := d.exec(ctx, `UPDATE queue_message SET queue=?, reason=?, visible_at_ms=0 WHERE queue=? AND message_id=?`,
 		DeadLetterQueue(queue), reason, queue, id); err != nil {
 		return fmt.Errorf("dead-letter message %s of %s: %w", id, queue, err)
 	}
@@ -163,7 +166,7 @@ func (d *DB) Pending(ctx context.Context, queues ...string) (int, error) {
 // now: the process that held the leases is gone.
 func (d *DB) ReleaseLeases(ctx context.Context, queues ...string) error {
 	for _, q := range queues {
-		if _, err := d.db.ExecContext(ctx, `UPDATE queue_message SET visible_at_ms=0 WHERE queue=?`, q); err != nil {
+		if _, err := d.exec(ctx, `UPDATE queue_message SET visible_at_ms=0 WHERE queue=?`, q); err != nil {
 			return fmt.Errorf("release leases of %s: %w", q, err)
 		}
 	}

@@ -76,6 +76,13 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	if q == "" {
 		return nil, crawl.E("search", crawl.KindInvalid, fmt.Errorf("empty query"))
 	}
+	if d.w != nil {
+		// What has been summarized is searched (see index.go). A
+		// read-only handle cannot: Unindexed says how much it misses.
+		if err := d.IndexAll(ctx); err != nil {
+			return nil, fmt.Errorf("search %q: %w", query, err)
+		}
+	}
 	// bm25 weights in column order: text_pile_id, any, title, description,
 	// text, secondary_text, big_headlines, small_headlines, code_text, quote_text.
 	rows, err := d.db.QueryContext(ctx, `SELECT u.url, coalesce(dd.title, ''),

@@ -37,7 +37,7 @@ func (d *DB) PutRobots(ctx context.Context, origin string, f crawl.RobotsFile) e
 	if body == nil {
 		body = []byte{}
 	}
-	_, err := d.db.ExecContext(ctx, `INSERT INTO robots_file(origin, status, body, fetched_at_ms) VALUES(?, ?, ?, ?)
+	_, err := d.exec(ctx, `INSERT INTO robots_file(origin, status, body, fetched_at_ms) VALUES(?, ?, ?, ?)
 		ON CONFLICT(origin) DO UPDATE SET status = excluded.status, body = excluded.body, fetched_at_ms = excluded.fetched_at_ms
 		WHERE excluded.fetched_at_ms > robots_file.fetched_at_ms`,
 		origin, f.Status, body, f.FetchedAt.UnixMilli())

@@ -188,13 +188,14 @@ CREATE TABLE IF NOT EXISTS token (
   token_id   INTEGER PRIMARY KEY,
   token_text TEXT NOT NULL UNIQUE
 );
--- "occurances" is the seed's spelling.
+-- "occurances" is the seed's spelling. The seed's token index: its key
+-- is the row (WITHOUT ROWID), one b-tree rather than a table and an index.
 CREATE TABLE IF NOT EXISTS token_statistics (
   token_id     INTEGER NOT NULL REFERENCES token(token_id),
   text_pile_id INTEGER NOT NULL REFERENCES text_pile(text_pile_id),
   occurances   INTEGER NOT NULL,
-  UNIQUE (token_id, text_pile_id)
-);
+  PRIMARY KEY (token_id, text_pile_id)
+) WITHOUT ROWID;
 CREATE VIRTUAL TABLE IF NOT EXISTS full_text_entity_index USING fts5(
   text_pile_id UNINDEXED, any, title, description, text, secondary_text,
   big_headlines, small_headlines, code_text, quote_text
@@ -252,6 +253,15 @@ CREATE TABLE IF NOT EXISTS generation_content (
   content_key          TEXT NOT NULL,
   body_key             TEXT,
   noindex              INTEGER NOT NULL DEFAULT 0
+);
+-- text_pile_unindexed: text piles whose full_text_entity_index row and
+-- token_statistics are not written yet (index.go): the pile's title and
+-- description for the full-text row, and its token counts.
+CREATE TABLE IF NOT EXISTS text_pile_unindexed (
+  text_pile_id INTEGER PRIMARY KEY REFERENCES text_pile(text_pile_id),
+  title        TEXT NOT NULL,
+  description  TEXT,
+  tokens       BLOB
 );
 -- queue_message: the embedded pipeline's durable queues (SQS semantics:
 -- a received message is invisible until deleted or its lease runs out).

