@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -53,6 +54,7 @@ type Scheduler struct {
 	log    *slog.Logger
 	now    func() time.Time
 	scope  sync.Map // hosts known to be in scope
+	known  knownURLs
 }
 
 // New returns a scheduler sending released candidates to fetch.
@@ -170,8 +172,15 @@ func matchAny(res []*regexp.Regexp, s string) bool {
 }
 
 func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, verdict crawl.ExitCode) (Outcome, error) {
+	plain := ev.EnqueueType != crawl.EnqueueForced && ev.EnqueueType != crawl.EnqueueReenqueued
+	if plain && s.known.dedupes(n.URL, ev.Hops, verdict != crawl.ExitUnknown) {
+		return Deduped, nil
+	}
 	now := s.now().Unix()
 	c, err := s.store.GetCandidate(ctx, n.URL)
+	if err == nil {
+		s.known.saw(c)
+	}
 	if errors.Is(err, crawl.ErrNotFound) {
 		c = crawl.Candidate{
 			URL: n.URL, Host: n.Host, Hops: ev.Hops, Priority: ev.Priority, DiscoveredAt: now,
@@ -238,6 +247,7 @@ func (s *Scheduler) put(ctx context.Context, c crawl.Candidate) error {
 	if err := s.store.PutCandidate(ctx, c); err != nil {
 		return fmt.Errorf("put candidate %s: %w", c.URL, err)
 	}
+	s.known.saw(c)
 	return nil
 }
 
@@ -310,27 +320,45 @@ func (s *Scheduler) Requeue(ctx context.Context, staleAfter time.Duration, limit
 	return s.release(ctx, stale)
 }
 
+// releaseWrites bounds the candidate writes of a release in flight at once.
+const releaseWrites = 16
+
 func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, error) {
 	now := s.now().Unix()
-	var bodies [][]byte
-	for _, c := range cands {
-		c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, uuid.NewString(), now
-		if c.CrawlType == 0 {
-			c.CrawlType = crawl.CrawlFirst
-		}
-		err := s.store.PutCandidate(ctx, c)
-		if errors.Is(err, crawl.ErrConflict) {
-			continue // changed under us; the next release sees it
-		}
-		if err != nil {
-			return 0, fmt.Errorf("release %s: %w", c.URL, err)
-		}
-		b, err := json.Marshal(crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth})
-		if err != nil {
-			return 0, fmt.Errorf("encode fetch task: %w", err)
-		}
-		bodies = append(bodies, b)
+	// The candidates are written at once, not one after another: each
+	// write is a round trip to the store (a DynamoDB request, a commit
+	// shared with the other writes waiting), and a release waits for all.
+	bodies := make([][]byte, len(cands))
+	errs := make([]error, len(cands))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, releaseWrites)
+	for i, c := range cands {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, uuid.NewString(), now
+			if c.CrawlType == 0 {
+				c.CrawlType = crawl.CrawlFirst
+			}
+			err := s.store.PutCandidate(ctx, c)
+			if errors.Is(err, crawl.ErrConflict) {
+				return // changed under us; the next release sees it
+			}
+			if err != nil {
+				errs[i] = fmt.Errorf("release %s: %w", c.URL, err)
+				return
+			}
+			bodies[i], errs[i] = json.Marshal(crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth})
+		}()
 	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		// The candidates written are queued without a message: Requeue
+		// releases them again.
+		return 0, err
+	}
+	bodies = slices.DeleteFunc(bodies, func(b []byte) bool { return b == nil })
 	if err := s.fetch.Send(ctx, bodies...); err != nil {
 		return 0, fmt.Errorf("send %d fetch tasks: %w", len(bodies), err)
 	}

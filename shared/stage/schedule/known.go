@@ -1,0 +1,50 @@
+package schedule
+
+import (
+	"sync"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// knownURLs remembers the candidates this scheduler has read or written,
+// so that a link found again (most links of most pages: navigation,
+// indexes) is deduped without reading its candidate. It only answers
+// what reading the candidate would: a candidate's hops only go down and
+// one that is not filtered never becomes filtered (admit), so
+//
+//   - a URL seen not filtered at h hops dedupes a plain event (not forced
+//     or reenqueued) at h hops or more;
+//   - a URL seen filtered at h hops dedupes a plain event at h hops or
+//     more that the filters still rule out.
+//
+// Whatever another scheduler changed since (on AWS many run at once) can
+// only lower the hops or lift the filter, which keeps both answers true.
+type knownURLs struct {
+	mu   sync.Mutex
+	urls map[string]known
+}
+
+type known struct {
+	hops     int
+	filtered bool
+}
+
+// maxKnownURLs bounds the memory (about 150 bytes a URL): past it the
+// map starts over, which costs reads, never correctness.
+const maxKnownURLs = 250_000
+
+func (k *knownURLs) dedupes(url string, hops int, ruledOut bool) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	e, ok := k.urls[url]
+	return ok && hops >= e.hops && (!e.filtered || ruledOut)
+}
+
+func (k *knownURLs) saw(c crawl.Candidate) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.urls == nil || len(k.urls) >= maxKnownURLs {
+		k.urls = map[string]known{}
+	}
+	k.urls[c.URL] = known{hops: c.Hops, filtered: c.State == crawl.StateFiltered}
+}
