@@ -16,6 +16,8 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+	"github.com/serverless-crawler/crawler/shared/testkit/contract"
 	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
 )
 
@@ -108,14 +110,47 @@ func TestCrawlStatusSearch(t *testing.T) {
 		t.Errorf("status of a redirect target: %+v", st)
 	}
 
-	stdout, _, code = runCLI(t, "search", "--data", data, "--json", "Unique", "text", "/team/alice.html")
+	stdout, stderr, code = runCLI(t, "search", "--data", data, "--json", "Unique", "text", "/team/alice.html")
 	var hits []crawl.SearchHit
 	if code != 0 || json.Unmarshal([]byte(stdout), &hits) != nil || len(hits) == 0 || hits[0].URL != site.URL+"/team/alice.html" {
 		t.Errorf("search: exit %d, %s", code, stdout)
 	}
+	if strings.Contains(stderr, "not in the search index") {
+		t.Errorf("a finished crawl left pages out of the index: %s", stderr)
+	}
 	stdout, _, _ = runCLI(t, "search", "--data", data, "zzzznothing")
 	if !strings.Contains(stdout, "no results") {
 		t.Errorf("search for nothing printed %q", stdout)
+	}
+}
+
+// TestSearchSaysWhatIsNotIndexed: a page summarized but not yet in the
+// search index (a crawl running, or killed before it indexed) is not
+// found by a search that cannot write, which says so; a search that can
+// write (the library's) indexes it first.
+func TestSearchSaysWhatIsNotIndexed(t *testing.T) {
+	ctx := context.Background()
+	data := t.TempDir()
+	db, err := sqlite.Open(ctx, filepath.Join(data, "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const u = "http://example.com/lamps"
+	up := contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, contract.TextGen(u, 100, contract.TextPile("lamps and lighthouses"), "Lamps"))
+	if _, err := db.ApplySummary(ctx, up); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	stdout, stderr, code := runCLI(t, "search", "--data", data, "lighthouses")
+	if code != 0 || !strings.Contains(stdout, "no results") || !strings.Contains(stderr, "1 pages summarized are not in the search index yet") {
+		t.Errorf("search before indexing: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if db, err = sqlite.Open(ctx, filepath.Join(data, "crawl.db")); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if hits, err := db.Search(ctx, "lighthouses", 10); err != nil || len(hits) != 1 || hits[0].URL != u {
+		t.Errorf("search that can index: %v, %v", hits, err)
 	}
 }
 

@@ -125,6 +125,13 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if local, ok := db.(*sqlite.DB); ok {
+		// Pages are indexed a second at a time while a crawl runs, and
+		// the rest when it ends (sqlite.IndexPending).
+		if n, err := local.Unindexed(ctx); err == nil && n > 0 {
+			fmt.Fprintf(stderr, "note: %d pages summarized are not in the search index yet: a crawl is running, or stopped before it indexed them (the next 'crawler crawl --data %s' does)\n", n, *data)
+		}
+	}
 	return printHits(stdout, q, hits, *asJSON)
 }
 

@@ -35,7 +35,7 @@ func TestLeaseExtendedWhileHandling(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := 0; i < 3; i++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); r.work(wctx, "q", 1, h) }()
+		go func() { defer wg.Done(); r.work(wctx, worker{queue: "q", batch: 1, lanes: 1, handle: h}) }()
 	}
 	wg.Wait()
 	if n := calls.Load(); n != 1 {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"log/slog"
 	"math"
 	"net/http"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,9 +89,18 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	wctx, stop := context.WithCancel(ctx)
 	wg := r.startWorkers(wctx, st, cfg.Concurrency)
+	wg.Add(1)
+	go func() { defer wg.Done(); r.index(wctx) }()
 	stillDue, runErr := r.drive(ctx, st, cfg, start)
 	stop()
 	wg.Wait()
+	if ctx.Err() == nil {
+		// The last pages into the search index. (A run stopped early
+		// leaves them to the next run, or to a search that can write.)
+		if err := d.DB.IndexAll(ctx); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 
 	// A cancelled run still reports what it did.
 	res.StillDue = stillDue
@@ -123,14 +134,27 @@ type stages struct {
 	fetcher        *fetch.Fetcher
 	parser         *parse.Parser
 	summarizer     *summarize.Summarizer
+	admit          worker // the enqueue queue's
+	summarize      worker // the summarize queue's
 	crawled, bytes atomic.Int64
 }
 
 func (r *runner) newStages(cfg Config) *stages {
 	d, log := r.d, cfg.Log
 	st := &stages{sched: schedule.New(d.DB, r.sender(QueueFetch), cfg.Policy, log)}
-	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: r.sender(QueueEnqueue), Parse: r.sender(QueueParse),
-		Summarize: r.sender(QueueSummarize)}, cfg.Client, politeness.NewGate(), cfg.Fetch, log)
+	st.summarizer = summarize.New(d.DB, d.Blobs, cfg.Summarize, log)
+	st.admit = worker{queue: QueueEnqueue, batch: 256, lanes: 8, key: enqueueKey, handle: func(ctx context.Context, b []byte) error {
+		ev, err := crawl.ParseEnqueueEvent(b)
+		if err != nil {
+			return err
+		}
+		_, err = st.sched.Admit(ctx, ev)
+		return err
+	}}
+	st.summarize = worker{queue: QueueSummarize, batch: 16, lanes: 4, handle: crawl.TaskHandler(st.summarizer.Handle)}
+	enqueue, summarize := r.inline(st.admit), r.inline(st.summarize)
+	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: enqueue, Parse: r.sender(QueueParse), Summarize: summarize},
+		cfg.Client, politeness.NewGate(), cfg.Fetch, log)
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.
 	st.fetcher.SharedRobots = d.DB
@@ -140,8 +164,7 @@ func (r *runner) newStages(cfg Config) *stages {
 			st.bytes.Add(*cr.File.FileSize)
 		}
 	}
-	st.parser = parse.New(d.Blobs, d.DB, r.sender(QueueEnqueue), r.sender(QueueSummarize), cfg.Parse, log)
-	st.summarizer = summarize.New(d.DB, d.Blobs, cfg.Summarize, log)
+	st.parser = parse.New(d.Blobs, d.DB, enqueue, summarize, cfg.Parse, log)
 	return st
 }
 
@@ -176,27 +199,48 @@ func (r *runner) resume(ctx context.Context, sched *schedule.Scheduler, cfg Conf
 	return r.sender(QueueEnqueue).Send(ctx, seeds...)
 }
 
+// A worker receives a batch of messages and handles them on lanes
+// goroutines at once (a message's lane chosen by its key, so messages
+// with the same key are handled in order), then deletes the handled
+// ones in one write. Lanes are what let the writer group the stages'
+// writes: a single goroutine handling a batch would wait for a commit
+// per message.
+type worker struct {
+	queue        string
+	batch, lanes int
+	key          func(body []byte) string // nil: messages spread evenly
+	handle       func(context.Context, []byte) error
+}
+
+// parsers is how many parse workers run: parsing is the crawl's CPU
+// work (the parser then admits the page's links and summarizes it, see
+// inline), and a parser waiting for the writer leaves its core to another.
+var parsers = 2 * runtime.GOMAXPROCS(0)
+
 // startWorkers starts each queue's workers; they stop when ctx is done.
 func (r *runner) startWorkers(ctx context.Context, st *stages, fetchers int) *sync.WaitGroup {
 	var wg sync.WaitGroup
-	spawn := func(q string, n, batch int, h func(context.Context, []byte) error) {
+	spawn := func(n int, w worker) {
 		for i := 0; i < n; i++ {
 			wg.Add(1)
-			go func() { defer wg.Done(); r.work(ctx, q, batch, h) }()
+			go func() { defer wg.Done(); r.work(ctx, w) }()
 		}
 	}
-	spawn(QueueEnqueue, 1, 64, func(ctx context.Context, b []byte) error {
-		ev, err := crawl.ParseEnqueueEvent(b)
-		if err != nil {
-			return err
-		}
-		_, err = st.sched.Admit(ctx, ev)
-		return err
-	})
-	spawn(QueueFetch, fetchers, 1, crawl.TaskHandler(st.fetcher.Handle))
-	spawn(QueueParse, 2, 4, crawl.TaskHandler(st.parser.Handle))
-	spawn(QueueSummarize, 1, 16, crawl.TaskHandler(st.summarizer.Handle))
+	spawn(1, st.admit)
+	spawn(fetchers, worker{queue: QueueFetch, batch: 1, lanes: 1, handle: crawl.TaskHandler(st.fetcher.Handle)})
+	spawn(parsers, worker{queue: QueueParse, batch: 4, lanes: 1, handle: crawl.TaskHandler(st.parser.Handle)})
+	spawn(1, st.summarize)
 	return &wg
+}
+
+// enqueueKey is an enqueue event's URL: two events for one URL in a
+// batch are admitted one after the other, not racing for the candidate.
+func enqueueKey(body []byte) string {
+	var ev struct {
+		URL string `json:"url"`
+	}
+	json.Unmarshal(body, &ev) // a body that does not decode fails in the handler
+	return ev.URL
 }
 
 // drive releases due candidates as fetch workers free up (two tasks
@@ -256,6 +300,37 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 	}
 }
 
+// indexEvery is how often the pages summarized meanwhile go into the
+// search and token indexes (sqlite.IndexPending): how far behind the
+// crawl `crawler search` may be while it runs.
+const indexEvery = time.Second
+
+// index writes the pages summarized into the indexes every indexEvery
+// until ctx is done.
+func (r *runner) index(ctx context.Context) {
+	t := time.NewTicker(indexEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for ctx.Err() == nil {
+			n, err := r.d.DB.IndexPending(ctx)
+			if err != nil {
+				if ctx.Err() == nil {
+					r.log.Error("indexing failed", "err", err)
+				}
+				break
+			}
+			if n == 0 {
+				break
+			}
+		}
+	}
+}
+
 // report fills in the run's outcomes, the candidates ruled out and the
 // dead letters; the agent is marked finished.
 func (d *DataDir) report(ctx context.Context, res *Result) error {
@@ -307,12 +382,12 @@ func (r *runner) sender(q string) queueSender { return queueSender{r: r, q: q} }
 // is deleted; a transient failure is retried with backoff and, after
 // retryPolicy's tries, dead-lettered with its reason, as is a message
 // that can never be handled.
-func (r *runner) work(ctx context.Context, q string, batch int, h func(context.Context, []byte) error) {
+func (r *runner) work(ctx context.Context, w worker) {
 	for ctx.Err() == nil {
-		msgs, err := r.d.DB.Receive(ctx, q, batch, r.lease)
+		msgs, err := r.d.DB.Receive(ctx, w.queue, w.batch, r.lease)
 		if err != nil {
 			if ctx.Err() == nil {
-				r.log.Error("receive failed", "queue", q, "err", err)
+				r.log.Error("receive failed", "queue", w.queue, "err", err)
 				sleep(ctx, time.Second)
 			}
 			continue
@@ -320,19 +395,70 @@ func (r *runner) work(ctx context.Context, q string, batch int, h func(context.C
 		if len(msgs) == 0 {
 			select {
 			case <-ctx.Done():
-			case <-r.wake[q]:
+			case <-r.wake[w.queue]:
 			case <-time.After(100 * time.Millisecond):
 			}
 			continue
 		}
-		for _, m := range msgs {
-			err := r.handle(ctx, q, m, h)
-			if ctx.Err() != nil {
-				return // shutting down: the leased messages wait for the next run
-			}
-			r.settle(ctx, q, m, err)
+		handled := r.handleBatch(ctx, w, msgs)
+		// The handled messages of a batch go in one write: a message
+		// handled but not yet deleted when the process dies is handled
+		// again, which every stage takes (they are idempotent).
+		if err := r.d.DB.Delete(context.WithoutCancel(ctx), w.queue, handled...); err != nil {
+			r.log.Error("deleting handled messages failed", "queue", w.queue, "err", err)
 		}
 	}
+}
+
+// handleBatch handles a batch on the worker's lanes, settles the
+// messages that failed, and returns the IDs of those handled.
+func (r *runner) handleBatch(ctx context.Context, w worker, msgs []sqlite.Message) []string {
+	var mu sync.Mutex
+	var handled []string
+	onLanes(w, len(msgs), func(i int) []byte { return msgs[i].Body }, func(i int) bool {
+		m := msgs[i]
+		err := r.handle(ctx, w.queue, m, w.handle)
+		if ctx.Err() != nil {
+			return false // shutting down: the messages not deleted wait for the next run
+		}
+		if err != nil {
+			r.settle(ctx, w.queue, m, err)
+			return true
+		}
+		mu.Lock()
+		handled = append(handled, m.ID)
+		mu.Unlock()
+		return true
+	})
+	return handled
+}
+
+// onLanes calls f for items 0..n-1 on the worker's lanes: the items of
+// a lane in order, the lanes at once. A lane stops when f returns false.
+func onLanes(w worker, n int, body func(i int) []byte, f func(i int) bool) {
+	lanes := make([][]int, min(w.lanes, n))
+	for i := range n {
+		k := i
+		if w.key != nil {
+			h := fnv.New32a()
+			h.Write([]byte(w.key(body(i))))
+			k = int(h.Sum32() >> 1)
+		}
+		lanes[k%len(lanes)] = append(lanes[k%len(lanes)], i)
+	}
+	var wg sync.WaitGroup
+	for _, lane := range lanes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, i := range lane {
+				if !f(i) {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // handle runs h on one message, extending the message's lease every
@@ -363,11 +489,11 @@ func (r *runner) handle(ctx context.Context, q string, m sqlite.Message, h func(
 	return err
 }
 
+// settle decides what becomes of a message that failed: retried with
+// backoff or, after retryPolicy's tries, dead-lettered with its reason.
 func (r *runner) settle(ctx context.Context, q string, m sqlite.Message, err error) {
 	var serr error
-	if err == nil {
-		serr = r.d.DB.Delete(ctx, q, m.ID)
-	} else if v := retryPolicy.Decide(err, m.ReceiveCount); v.Action == crawl.DeadLetter {
+	if v := retryPolicy.Decide(err, m.ReceiveCount); v.Action == crawl.DeadLetter {
 		r.log.WarnContext(ctx, "message cannot be handled; moved to dead-letter queue", "queue", q, "tries", m.ReceiveCount,
 			"reason", v.Reason, "body", crawl.Truncate(string(m.Body), 512))
 		serr = r.d.DB.DeadLetter(ctx, q, m.ID, v.Reason)

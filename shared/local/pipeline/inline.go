@@ -1,0 +1,49 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+)
+
+// inline is a sender that hands messages straight to the next stage's
+// handler, in the sender's goroutine, and returns when they are handled:
+// the parser admits a page's links and summarizes the page, the fetcher
+// summarizes a crawl without a page, without a message going through
+// the database. Per page that is a hundred links and a document that are
+// never written as messages, received and deleted.
+//
+// Nothing is lost: the sender's own message (the parse or fetch task) is
+// deleted only after its handler returns, so if the process dies before
+// the messages are handled, the task runs again and sends them again,
+// and every stage takes a message twice. A message the handler fails on
+// goes to its durable queue, whose worker retries it and, in the end,
+// dead-letters it with its reason, as if it had been sent there.
+type inline struct {
+	r *runner
+	w worker
+}
+
+func (r *runner) inline(w worker) inline { return inline{r: r, w: w} }
+
+// Send handles bodies on the worker's lanes; it returns an error only if
+// the bodies that failed could not be queued, or ctx is done.
+func (s inline) Send(ctx context.Context, bodies ...[]byte) error {
+	var mu sync.Mutex
+	var failed [][]byte
+	onLanes(s.w, len(bodies), func(i int) []byte { return bodies[i] }, func(i int) bool {
+		if err := s.w.handle(ctx, bodies[i]); err != nil {
+			if ctx.Err() != nil {
+				return false
+			}
+			s.r.log.DebugContext(ctx, "handled inline: failed, queued", "queue", s.w.queue, "err", err)
+			mu.Lock()
+			failed = append(failed, bodies[i])
+			mu.Unlock()
+		}
+		return true
+	})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.r.sender(s.w.queue).Send(ctx, failed...)
+}
