@@ -36,10 +36,6 @@ type DB struct {
 	closeOnce  sync.Once
 	hot        map[string]*sql.Stmt // statements prepared on w, used by the writer only
 	ids        idCache              // the writer's only
-	// checkpoints is the connection that copies the WAL into the
-	// database file, beside the writer rather than in its commits.
-	checkpoints    *sql.DB
-	checkpointDone chan struct{}
 }
 
 // readers is the size of the read pool: reads (a candidate looked up, a
@@ -82,17 +78,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
 	d := &DB{db: r, stmts: map[string]*sql.Stmt{}, w: w, writes: make(chan *writeReq), closed: make(chan struct{}),
-		writerDone: make(chan struct{}), checkpointDone: make(chan struct{}), hot: map[string]*sql.Stmt{}, ids: newIDCache()}
-	cp, err := sql.Open("sqlite", dsn(path, ""))
-	if err != nil {
-		w.Close()
-		r.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	cp.SetMaxOpenConns(1)
-	d.checkpoints = cp
+		writerDone: make(chan struct{}), hot: map[string]*sql.Stmt{}, ids: newIDCache()}
 	go d.write()
-	go d.checkpoint()
 	return d, nil
 }
 
@@ -179,15 +166,13 @@ func (d *DB) Close() error {
 		if d.w != nil {
 			close(d.closed)
 			<-d.writerDone
-			<-d.checkpointDone
-			errs = append(errs, d.checkpoints.Close())
 			for _, st := range d.hot {
 				st.Close()
 			}
-			// Fold the WAL into the database: the file is whole on its own.
-			if _, err := d.w.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-				errs = append(errs, fmt.Errorf("checkpoint: %w", err))
-			}
+			// Fold the WAL into the database, so the file is whole on its
+			// own. Should it not be done (a reader still at it), the WAL
+			// stays beside it, as valid as before.
+			d.w.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
 			errs = append(errs, d.w.Close())
 		}
 		d.mu.Lock()

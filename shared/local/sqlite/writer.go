@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 )
 
 // The writer: every write to the database goes through one goroutine
@@ -262,28 +261,4 @@ func (w *wtx) insertRows(ctx context.Context, insert string, n int, values []any
 		values = values[k*n:]
 	}
 	return nil
-}
-
-// checkpointEvery is how often the WAL is copied into the database file.
-// The writer's own commits do not (wal_autocheckpoint is off): a
-// checkpoint writes and syncs the database file, which would hold up
-// every write waiting on that commit.
-const checkpointEvery = 500 * time.Millisecond
-
-// checkpoint copies the WAL into the database file every checkpointEvery
-// until Close. A passive checkpoint never waits for the writer or the
-// readers; the WAL starts over from its beginning once all of it is in
-// the database file.
-func (d *DB) checkpoint() {
-	defer close(d.checkpointDone)
-	t := time.NewTicker(checkpointEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-d.closed:
-			return
-		case <-t.C:
-			// d.checkpoints.Exec(`PRAGMA wal_checkpoint(PASSIVE)`) // an error leaves it to the next one
-		}
-	}
 }
