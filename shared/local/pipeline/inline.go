@@ -45,5 +45,6 @@ func (s inline) Send(ctx context.Context, bodies ...[]byte) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	s.r.wakeDrive() // links admitted may be due
 	return s.r.sender(s.w.queue).Send(ctx, failed...)
 }

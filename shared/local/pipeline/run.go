@@ -79,7 +79,7 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	cfg.Fetch.AgentUUID = agent.UUID
 	res := Result{AgentUUID: agent.UUID}
 
-	r := &runner{d: d, log: cfg.Log, wake: map[string]chan struct{}{}, lease: 10 * time.Minute}
+	r := &runner{d: d, log: cfg.Log, wake: map[string]chan struct{}{}, lease: 10 * time.Minute, driveWake: make(chan struct{}, 1)}
 	for _, q := range allQueues {
 		r.wake[q] = make(chan struct{}, 1)
 	}
@@ -243,19 +243,26 @@ func enqueueKey(body []byte) string {
 	return ev.URL
 }
 
+// driveEvery is how often drive looks without being woken: for
+// candidates that become due with time, and for progress.
+const driveEvery = 200 * time.Millisecond
+
 // drive releases due candidates as fetch workers free up (two tasks
 // queued per worker, within the --max-pages budget) and reports progress,
 // until the queues are empty and nothing is due, or ctx is done. It says
-// whether candidates are left due later (a next run has work).
+// whether candidates are left due later (a next run has work). It runs
+// when woken (a worker handled messages: a fetch slot is free, or links
+// were admitted) or every driveEvery.
 func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.Time) (stillDue bool, err error) {
 	released := 0
-	tick := time.NewTicker(20 * time.Millisecond)
+	tick := time.NewTicker(driveEvery)
 	defer tick.Stop()
 	lastProgress := time.Time{}
 	for {
 		select {
 		case <-ctx.Done():
 			return false, ctx.Err()
+		case <-r.driveWake:
 		case <-tick.C:
 		}
 		fetchPending, err := r.d.DB.Pending(ctx, QueueFetch)
@@ -350,10 +357,18 @@ func (d *DataDir) report(ctx context.Context, res *Result) error {
 }
 
 type runner struct {
-	d     *DataDir
-	log   *slog.Logger
-	wake  map[string]chan struct{}
-	lease time.Duration // how long a received message stays hidden; extended while it is handled
+	d         *DataDir
+	log       *slog.Logger
+	wake      map[string]chan struct{}
+	driveWake chan struct{} // see drive
+	lease     time.Duration // how long a received message stays hidden; extended while it is handled
+}
+
+func (r *runner) wakeDrive() {
+	select {
+	case r.driveWake <- struct{}{}:
+	default:
+	}
 }
 
 func (r *runner) notify(q string) {
@@ -407,6 +422,7 @@ func (r *runner) work(ctx context.Context, w worker) {
 		if err := r.d.DB.Delete(context.WithoutCancel(ctx), w.queue, handled...); err != nil {
 			r.log.Error("deleting handled messages failed", "queue", w.queue, "err", err)
 		}
+		r.wakeDrive()
 	}
 }
 
