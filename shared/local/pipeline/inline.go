@@ -3,13 +3,16 @@ package pipeline
 import (
 	"context"
 	"sync"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/stage/summarize"
 )
 
 // inline is a sender that hands messages straight to the next stage's
 // handler, in the sender's goroutine, and returns when they are handled:
-// the parser admits a page's links and summarizes the page, the fetcher
-// summarizes a crawl without a page, without a message going through
-// the database. Per page that is a hundred links and a document that are
+// the parser and the fetcher admit the links they find (and the parser
+// hands the page to the summarizer, see summarizeInline) without a
+// message going through the database. Per page that is a hundred links and a document that are
 // never written as messages, received and deleted.
 //
 // Nothing is lost: the sender's own message (the parse or fetch task) is
@@ -47,4 +50,16 @@ func (s inline) Send(ctx context.Context, bodies ...[]byte) error {
 	}
 	s.r.wakeDrive() // links admitted may be due
 	return s.r.sender(s.w.queue).Send(ctx, failed...)
+}
+
+// summarizeInline is the parser's summarize sender: a parsed document
+// goes straight to the summarizer (parse.DocumentSender), an encoded task
+// to the summarize queue.
+type summarizeInline struct {
+	queueSender
+	s *summarize.Summarizer
+}
+
+func (s summarizeInline) SendDocument(ctx context.Context, t crawl.SummarizeTask, doc *crawl.Document) error {
+	return s.s.HandleDocument(ctx, t, doc)
 }

@@ -152,8 +152,8 @@ func (r *runner) newStages(cfg Config) *stages {
 		return err
 	}}
 	st.summarize = worker{queue: QueueSummarize, batch: 16, lanes: 4, handle: crawl.TaskHandler(st.summarizer.Handle)}
-	enqueue, summarize := r.inline(st.admit), r.inline(st.summarize)
-	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: enqueue, Parse: r.sender(QueueParse), Summarize: summarize},
+	enqueue := r.inline(st.admit)
+	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: enqueue, Parse: r.sender(QueueParse), Summarize: r.sender(QueueSummarize)},
 		cfg.Client, politeness.NewGate(), cfg.Fetch, log)
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.
@@ -164,7 +164,7 @@ func (r *runner) newStages(cfg Config) *stages {
 			st.bytes.Add(*cr.File.FileSize)
 		}
 	}
-	st.parser = parse.New(d.Blobs, d.DB, enqueue, summarize, cfg.Parse, log)
+	st.parser = parse.New(d.Blobs, d.DB, enqueue, summarizeInline{r.sender(QueueSummarize), st.summarizer}, cfg.Parse, log)
 	return st
 }
 

@@ -30,6 +30,15 @@ type Sender interface {
 	Send(ctx context.Context, bodies ...[]byte) error
 }
 
+// DocumentSender is a summarize Sender that also takes a parsed document
+// as it is: the embedded home's, which hands it to the summarizer in the
+// same process and so spares encoding and decoding it. If SendDocument
+// fails, the task is sent encoded, as to any Sender.
+type DocumentSender interface {
+	Sender
+	SendDocument(ctx context.Context, t crawl.SummarizeTask, doc *crawl.Document) error
+}
+
 // Config is the parse stage's settings.
 type Config struct {
 	// MaxURLsFromPage caps the links enqueued from one page (0: no cap).
@@ -79,6 +88,27 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 	if doc.NoIndex {
 		doc.Indexiness = 0
 	}
+	if doc.CanonicalURL != nil {
+		if err := p.store.SetCanonicalURL(ctx, t.CrawlUUID, *doc.CanonicalURL); err != nil {
+			return fmt.Errorf("set canonical URL of %s: %w", t.URL, err)
+		}
+	}
+	if err := p.enqueueLinks(ctx, t, doc); err != nil {
+		return err
+	}
+	if ds, ok := p.summarize.(DocumentSender); ok {
+		err := ds.SendDocument(ctx, crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID}, &doc)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		p.log.DebugContext(ctx, "summarizing in process failed; sending the task", "url", t.URL, "err", err)
+	}
+	return p.sendSummarize(ctx, t, doc)
+}
+
+// sendSummarize sends the summarize task of a parsed page, its document
+// inline or, past crawl.MaxInlineDocument, in the blob store.
+func (p *Parser) sendSummarize(ctx context.Context, t crawl.ParseTask, doc crawl.Document) error {
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("encode document of %s: %w", t.URL, err)
@@ -89,14 +119,6 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 		if err := p.blobs.Put(ctx, st.DocumentKey, b); err != nil {
 			return fmt.Errorf("store document of %s: %w", t.URL, err)
 		}
-	}
-	if doc.CanonicalURL != nil {
-		if err := p.store.SetCanonicalURL(ctx, t.CrawlUUID, *doc.CanonicalURL); err != nil {
-			return fmt.Errorf("set canonical URL of %s: %w", t.URL, err)
-		}
-	}
-	if err := p.enqueueLinks(ctx, t, doc); err != nil {
-		return err
 	}
 	msg, _ := json.Marshal(st)
 	if err := p.summarize.Send(ctx, msg); err != nil {

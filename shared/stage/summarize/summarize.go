@@ -73,6 +73,24 @@ func (s *Summarizer) Handle(ctx context.Context, t crawl.SummarizeTask) error {
 			return crawl.E("summarize "+t.URL, crawl.KindInvalid, fmt.Errorf("decode document: %w", err))
 		}
 	}
+	return s.summarize(ctx, t, cr, doc)
+}
+
+// HandleDocument is Handle for a task whose document is given as it is,
+// not encoded in the task: the parser hands it over this way when both
+// stages run in one process.
+func (s *Summarizer) HandleDocument(ctx context.Context, t crawl.SummarizeTask, doc *crawl.Document) error {
+	if t.CrawlUUID == "" {
+		return crawl.E("summarize", crawl.KindInvalid, fmt.Errorf("summarize task needs crawl_uuid"))
+	}
+	cr, err := s.store.GetCrawl(ctx, t.CrawlUUID)
+	if err != nil {
+		return fmt.Errorf("summarize %s: %w", t.URL, err)
+	}
+	return s.summarize(ctx, t, cr, doc)
+}
+
+func (s *Summarizer) summarize(ctx context.Context, t crawl.SummarizeTask, cr crawl.Crawl, doc *crawl.Document) error {
 	for attempt := 0; ; attempt++ {
 		u, err := s.plan(ctx, cr, doc)
 		if err != nil {
