@@ -81,3 +81,57 @@ func TestDocumentInlineOrStored(t *testing.T) {
 		})
 	}
 }
+
+// docSender is a summarize sender that takes documents as they are, and
+// fails while err is set.
+type docSender struct {
+	sent
+	docs []*crawl.Document
+	err  error
+}
+
+func (d *docSender) SendDocument(_ context.Context, _ crawl.SummarizeTask, doc *crawl.Document) error {
+	if d.err != nil {
+		return d.err
+	}
+	d.docs = append(d.docs, doc)
+	return nil
+}
+
+// A DocumentSender gets the parsed document as it is; if it fails, the
+// encoded task is sent instead, so the page is still summarized.
+func TestDocumentSender(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		err           error
+		docs, encoded int
+	}{
+		{"document handed over", nil, 1, 0},
+		{"handing over fails: task sent", errors.New("summarizer busy"), 0, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			blobs, err := blobfs.New(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := []byte("<!doctype html><title>T</title><p>Words.")
+			key := crawl.BodyKey(body)
+			if err := blobs.Put(ctx, key, body); err != nil {
+				t.Fatal(err)
+			}
+			var enq sent
+			sum := &docSender{err: tc.err}
+			p := New(blobs, noCanonical{}, &enq, sum, Config{}, slog.New(slog.DiscardHandler))
+			if err := p.Handle(ctx, crawl.ParseTask{URL: "http://example.com/", CrawlUUID: "c1", BodyKey: key, MIMEType: "text/html"}); err != nil {
+				t.Fatal(err)
+			}
+			if len(sum.docs) != tc.docs || len(sum.bodies) != tc.encoded {
+				t.Fatalf("%d documents handed over, %d tasks sent; want %d, %d", len(sum.docs), len(sum.bodies), tc.docs, tc.encoded)
+			}
+			if tc.docs == 1 && (sum.docs[0].Title == nil || *sum.docs[0].Title != "T") {
+				t.Errorf("document handed over has title %v, want T", sum.docs[0].Title)
+			}
+		})
+	}
+}
