@@ -244,6 +244,36 @@ func TestKillAndResume(t *testing.T) {
 	if got, want := len(site.Counts()), len(ref.Counts()); got != want {
 		t.Errorf("resumed crawl requested %d distinct paths, uninterrupted %d", got, want)
 	}
+	// What a killed run had parsed or summarized but not finished (links
+	// admitted, summaries, the search index) was finished on resume.
+	for _, c := range []struct{ name, query string }{
+		{"crawls without a summary", `SELECT count(*) FROM crawl_log l LEFT JOIN crawl_summary s ON s.crawl_uuid=l.crawl_uuid
+			WHERE s.crawl_summary_id IS NULL`},
+		{"text piles not indexed", `SELECT (SELECT count(*) FROM text_pile) - (SELECT count(*) FROM full_text_entity_index)`},
+		{"pending index rows", `SELECT count(*) FROM text_pile_unindexed`},
+		{"messages left", `SELECT count(*) FROM queue_message`},
+	} {
+		if n := countRows(t, data, c.query); n != 0 {
+			t.Errorf("%s after the resumed crawl: %d", c.name, n)
+		}
+	}
+	if got, want := countRows(t, data, `SELECT count(*) FROM crawl_frontier`), countRows(t, refData, `SELECT count(*) FROM crawl_frontier`); got != want {
+		t.Errorf("resumed crawl knows %d URLs, uninterrupted %d", got, want)
+	}
+}
+
+func countRows(t *testing.T, data, query string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", filepath.Join(data, "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow(query).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
 }
 
 // crawledPaths returns every crawl_log URL (site prefix removed), sorted,
