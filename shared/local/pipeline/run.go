@@ -215,7 +215,7 @@ type worker struct {
 // parsers is how many parse workers run: parsing is the crawl's CPU
 // work (the parser then admits the page's links and summarizes it, see
 // inline), and a parser waiting for the writer leaves its core to another.
-var parsers = 2 * runtime.GOMAXPROCS(0)
+var parsers = 4 * runtime.GOMAXPROCS(0)
 
 // startWorkers starts each queue's workers; they stop when ctx is done.
 func (r *runner) startWorkers(ctx context.Context, st *stages, fetchers int) *sync.WaitGroup {
