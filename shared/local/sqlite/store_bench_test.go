@@ -39,7 +39,8 @@ func (m memBlobs) Get(_ context.Context, key string) ([]byte, error) {
 //     (crawl_log, request, file, file_body, file_text, the candidate);
 //   - summarize: the summarize stage's Handle (GetCrawl, the document
 //     decoded, OpenGeneration, FindOriginal, ApplySummary: generation,
-//     text pile, full-text row, tokens, every link);
+//     text pile, every link) and, every indexEvery pages, the full-text
+//     rows and tokens of those pages (IndexPending);
 //   - summarize-no-tokens: the same with --tokens=false;
 //   - page: all of it.
 //
@@ -59,6 +60,10 @@ func BenchmarkStorePage(b *testing.B) {
 		}
 	}
 }
+
+// indexEvery is how many pages the benchmark summarizes between two
+// sqlite.IndexPending: about what the docs crawl summarizes in a second.
+const indexEvery = 100
 
 func benchStorePage(b *testing.B, pages []corpus.Page, part string) {
 	ctx := context.Background()
@@ -158,6 +163,13 @@ func benchStorePage(b *testing.B, pages []corpus.Page, part string) {
 		}
 		if err := sum.Handle(ctx, crawl.SummarizeTask{URL: u, CrawlUUID: crawlUUID, DocumentKey: docKey}); err != nil {
 			b.Fatal(err)
+		}
+		// The search and token indexes, every indexEvery pages as the
+		// pipeline does about every second.
+		if (i+1)%indexEvery == 0 || i == b.N-1 {
+			if err := db.IndexAll(ctx); err != nil {
+				b.Fatal(err)
+			}
 		}
 		b.StopTimer()
 	}
