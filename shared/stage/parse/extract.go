@@ -58,9 +58,10 @@ type linkBuilder struct {
 }
 
 type extractor struct {
-	doc  *crawl.Document
-	base *urlnorm.Base // <base href> or the page URL; nil if neither parses
-	page *url.URL
+	doc      *crawl.Document
+	base     *urlnorm.Base // <base href> or the page URL; nil if neither parses
+	page     *url.URL
+	resolved map[string]resolution // see resolve
 
 	fields    [6]strings.Builder // text, secondary, big, small, code, quote
 	title     string
@@ -321,7 +322,7 @@ func (e *extractor) linkElement(n *html.Node, href string, st state) {
 
 // addLink records a link; it returns nil for one that is not an http(s) URL.
 func (e *extractor) addLink(n *html.Node, href string, dest crawl.DestinationType, st state) *linkBuilder {
-	r, err := e.base.Resolve(href)
+	r, err := e.resolve(href)
 	if errors.Is(err, urlnorm.ErrUnsupportedScheme) {
 		return nil // mailto:, javascript:, tel:: not a crawl target
 	}
@@ -360,6 +361,26 @@ func (e *extractor) addLink(n *html.Node, href string, dest crawl.DestinationTyp
 		e.linkTexts = append(e.linkTexts, lb)
 	}
 	return lb
+}
+
+type resolution struct {
+	r   urlnorm.Result
+	err error
+}
+
+// resolve resolves href against the page's base, once per distinct href:
+// a page names the same target many times (two links in five, in the
+// Python documentation), and resolving is a fair part of extracting.
+func (e *extractor) resolve(href string) (urlnorm.Result, error) {
+	if res, ok := e.resolved[href]; ok {
+		return res.r, res.err
+	}
+	r, err := e.base.Resolve(href)
+	if e.resolved == nil {
+		e.resolved = map[string]resolution{}
+	}
+	e.resolved[href] = resolution{r, err}
+	return r, err
 }
 
 func (e *extractor) locality(r urlnorm.Result) crawl.Locality {
