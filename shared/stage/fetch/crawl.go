@@ -99,6 +99,9 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 			return out, err
 		}
 	}
+	// The request is over (its body read): the host is free for the next
+	// one while this response is stored and decoded.
+	done()
 	if res.code != crawl.ExitUnknown {
 		return finish(res.code, attempts(res.msg, len(cr.Requests)))
 	}
