@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // idCache keeps the ids of URLs and tokens the writer has looked up or
@@ -12,6 +13,10 @@ import (
 // when a transaction is rolled back (the ids it added name no row).
 type idCache struct {
 	urls, tokens map[string]int64
+	// tokensLoaded: tokens holds every row of the token table, so a
+	// token not in it is new (loaded once, while the table is small
+	// enough to keep; false again once the map starts over).
+	tokensLoaded, tokensTried bool
 }
 
 // maxCachedIDs bounds each map (about 100 bytes an entry): past it the
@@ -25,13 +30,17 @@ func newIDCache() idCache {
 func (c *idCache) reset() {
 	clear(c.urls)
 	clear(c.tokens)
+	c.tokensLoaded, c.tokensTried = false, false
 }
 
-func put(m map[string]int64, k string, id int64) {
+// put adds an id, and says whether the map had to start over.
+func put(m map[string]int64, k string, id int64) (cleared bool) {
 	if len(m) >= maxCachedIDs {
 		clear(m)
+		cleared = true
 	}
 	m[k] = id
+	return cleared
 }
 
 // urlID returns the id of u in the url table, adding it if needed.
@@ -64,23 +73,107 @@ func (w *wtx) optURLID(ctx context.Context, u *string) (*int64, error) {
 	return &id, nil
 }
 
-// tokenIDs returns the ids of tokens, adding those not stored yet.
+// tokenIDs returns the ids of tokens, adding those not stored yet (64
+// a statement).
 func (w *wtx) tokenIDs(ctx context.Context, tokens []string) ([]int64, error) {
 	c := &w.g.d.ids
+	if !c.tokensTried {
+		c.tokensTried = true
+		if err := w.loadTokens(ctx); err != nil {
+			return nil, err
+		}
+	}
 	ids := make([]int64, len(tokens))
+	var missing []int // indexes of tokens not in the cache
 	for i, t := range tokens {
 		if id, ok := c.tokens[t]; ok {
 			ids[i] = id
 			continue
 		}
-		err := w.QueryRowContext(ctx, `SELECT token_id FROM token WHERE token_text=?`, t).Scan(&ids[i])
-		if notFound(err) {
-			err = w.QueryRowContext(ctx, `INSERT INTO token(token_text) VALUES(?) RETURNING token_id`, t).Scan(&ids[i])
+		if !c.tokensLoaded {
+			err := w.QueryRowContext(ctx, `SELECT token_id FROM token WHERE token_text=?`, t).Scan(&ids[i])
+			if err == nil {
+				put(c.tokens, t, ids[i])
+				continue
+			}
+			if !notFound(err) {
+				return nil, fmt.Errorf("token id of %q: %w", t, err)
+			}
 		}
+		missing = append(missing, i)
+	}
+	// New tokens; one may be missing twice (tokens of several piles).
+	var fresh []any
+	seen := map[string]bool{}
+	for _, i := range missing {
+		if t := tokens[i]; !seen[t] {
+			seen[t] = true
+			fresh = append(fresh, t)
+		}
+	}
+	for len(fresh) > 0 {
+		k := min(64, len(fresh))
+		q := `INSERT INTO token(token_text) VALUES (?)` + strings.Repeat(`,(?)`, k-1) + ` RETURNING token_id, token_text`
+		rows, err := w.QueryContext(ctx, q, fresh[:k]...)
 		if err != nil {
-			return nil, fmt.Errorf("token id of %q: %w", t, err)
+			return nil, fmt.Errorf("insert tokens: %w", err)
 		}
-		put(c.tokens, t, ids[i])
+		for rows.Next() {
+			var id int64
+			var t string
+			if err := rows.Scan(&id, &t); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("insert tokens: %w", err)
+			}
+			if put(c.tokens, t, id) {
+				c.tokensLoaded = false
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, fmt.Errorf("insert tokens: %w", err)
+		}
+		fresh = fresh[k:]
+	}
+	for _, i := range missing {
+		id, ok := c.tokens[tokens[i]]
+		if !ok {
+			// The cache started over while adding: read it back.
+			if err := w.QueryRowContext(ctx, `SELECT token_id FROM token WHERE token_text=?`, tokens[i]).Scan(&id); err != nil {
+				return nil, fmt.Errorf("token id of %q: %w", tokens[i], err)
+			}
+		}
+		ids[i] = id
 	}
 	return ids, nil
+}
+
+// loadTokens fills the cache with the token table, if it is small
+// enough to keep.
+func (w *wtx) loadTokens(ctx context.Context) error {
+	c := &w.g.d.ids
+	var n int
+	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM token`).Scan(&n); err != nil {
+		return fmt.Errorf("count tokens: %w", err)
+	}
+	if n >= maxCachedIDs/2 {
+		return nil
+	}
+	rows, err := w.QueryContext(ctx, `SELECT token_id, token_text FROM token`)
+	if err != nil {
+		return fmt.Errorf("load tokens: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var t string
+		if err := rows.Scan(&id, &t); err != nil {
+			return fmt.Errorf("load tokens: %w", err)
+		}
+		c.tokens[t] = id
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load tokens: %w", err)
+	}
+	c.tokensLoaded = true
+	return nil
 }
