@@ -12,8 +12,8 @@ import (
 // handler, in the sender's goroutine, and returns when they are handled:
 // the parser and the fetcher admit the links they find (and the parser
 // hands the page to the summarizer, see summarizeInline) without a
-// message going through the database. Per page that is a hundred links and a document that are
-// never written as messages, received and deleted.
+// message going through the database. Per page that is a hundred links
+// and a document never written as messages, received and deleted.
 //
 // Nothing is lost: the sender's own message (the parse or fetch task) is
 // deleted only after its handler returns, so if the process dies before
