@@ -5,6 +5,9 @@
 // with the file, without net/http's FileServer redirect to .../ (a
 // static server such as nginx does not redirect either, and the
 // redirects would be a request per directory page for every crawler).
+// Files carry an ETag and a Last-Modified made from their size and
+// modification time, and conditional requests for an unchanged file are
+// answered 304 Not Modified, as a recrawl expects of a static server.
 //
 //	serve -root DIR [-addr 127.0.0.1:0] [-stats FILE]
 //
@@ -97,6 +100,9 @@ func (s static) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	// http.ServeContent answers If-None-Match against this ETag and
+	// If-Modified-Since against the modification time with 304.
+	w.Header().Set("ETag", fmt.Sprintf(`"%x-%x"`, fi.Size(), fi.ModTime().UnixNano()))
 	http.ServeContent(w, r, name, fi.ModTime(), f)
 }
 
