@@ -9,7 +9,11 @@
 // modification time, and conditional requests for an unchanged file are
 // answered 304 Not Modified, as a recrawl expects of a static server.
 //
+// With -synth N it serves a synthetic site of N generated pages instead
+// of a directory (synth.go): the same counts, for crawls of any size.
+//
 //	serve -root DIR [-addr 127.0.0.1:0] [-stats FILE]
+//	serve -synth N [-seed 1] [-addr 127.0.0.1:0] [-stats FILE]
 //
 // It prints its base URL on the first line of standard output, and on
 // SIGINT or SIGTERM writes its counts as JSON to -stats (or standard
@@ -125,28 +129,40 @@ func (r *recorder) Write(b []byte) (int, error) {
 
 func main() {
 	root := flag.String("root", "", "directory to serve")
+	synthPages := flag.Int("synth", 0, "serve a synthetic site of this many pages instead of -root")
+	seed := flag.Uint64("seed", 1, "the synthetic site's PRNG seed")
 	addr := flag.String("addr", "127.0.0.1:0", "address to listen on (loopback)")
 	statsPath := flag.String("stats", "", "write the counts as JSON to this file on exit (default: standard error)")
 	flag.Parse()
-	if *root == "" {
-		fmt.Fprintln(os.Stderr, "serve: -root is required")
+	var site http.Handler
+	switch {
+	case *root != "" && *synthPages > 0:
+		fmt.Fprintln(os.Stderr, "serve: -root and -synth exclude each other")
+		os.Exit(2)
+	case *synthPages > 0:
+		site = synth{n: *synthPages, seed: *seed}
+	case *root != "":
+		if fi, err := os.Stat(*root); err != nil || !fi.IsDir() {
+			fmt.Fprintf(os.Stderr, "serve: root %q is not a directory\n", *root)
+			os.Exit(2)
+		}
+		site = static{http.Dir(*root)}
+	default:
+		fmt.Fprintln(os.Stderr, "serve: -root or -synth is required")
 		os.Exit(2)
 	}
-	if err := run(*root, *addr, *statsPath); err != nil {
+	if err := run(site, *addr, *statsPath); err != nil {
 		fmt.Fprintln(os.Stderr, "serve:", err)
 		os.Exit(1)
 	}
 }
 
-func run(root, addr, statsPath string) error {
-	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return fmt.Errorf("root %q is not a directory", root)
-	}
+func run(site http.Handler, addr, statsPath string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	c := &counter{st: Stats{Status: map[string]int{}}, seen: map[string]bool{}, inner: static{http.Dir(root)}}
+	c := &counter{st: Stats{Status: map[string]int{}}, seen: map[string]bool{}, inner: site}
 	srv := &http.Server{Handler: c, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Printf("http://%s/\n", ln.Addr())
 	os.Stdout.Sync()
