@@ -7,6 +7,9 @@
 // server answered; then it prints a markdown table of medians, with
 // each tool's wall time as a ratio to wget2's.
 //
+// With -synth N the server is bench/serve's synthetic site of N
+// generated pages instead of the -root directory.
+//
 // bench/run.sh builds everything and calls it; see BENCHMARKS.md.
 package main
 
@@ -35,6 +38,7 @@ import (
 // config is the runner's flags.
 type config struct {
 	root      string // directory to serve
+	synth     int    // or the pages of a synthetic site (bench/serve -synth)
 	out       string // results directory
 	runs      int
 	tools     []string
@@ -44,8 +48,8 @@ type config struct {
 	wget2     string
 	wget2Lib  string // LD_LIBRARY_PATH for wget2
 	conc      int
-	profile   bool // one more crawler run, with --cpuprofile, not timed
-	timeout   time.Duration
+	profile   bool          // one more crawler run, with --cpuprofile, not timed
+	timeout   time.Duration // 0: 10 minutes, and 100 ms more per synthetic page
 	startPath string
 	inputs    string   // the inputs' versions, for the report
 	extra     []string // more flags for `crawler crawl`
@@ -55,6 +59,8 @@ type config struct {
 type Run struct {
 	Tool       string  `json:"tool"`
 	N          int     `json:"run"`
+	SitePages  int     `json:"site_pages,omitempty"` // the synthetic site's pages
+	Conc       int     `json:"concurrency"`
 	WallSec    float64 `json:"wall_s"`
 	UserSec    float64 `json:"user_s"`
 	SysSec     float64 `json:"sys_s"`
@@ -84,6 +90,7 @@ func main() {
 	var c config
 	var tools string
 	flag.StringVar(&c.root, "root", "", "directory to serve (the python3.11-doc HTML tree)")
+	flag.IntVar(&c.synth, "synth", 0, "serve a synthetic site of this many pages instead of -root (bench/serve -synth)")
 	flag.StringVar(&c.out, "out", "", "results directory (default .local-bench/results/TIME)")
 	flag.IntVar(&c.runs, "runs", 5, "runs per tool")
 	flag.StringVar(&tools, "tools", "crawler,wget2,colly,wget2-serial", "tools to run, comma-separated: crawler, wget2, colly, wget2-serial (--max-threads=1)")
@@ -94,7 +101,7 @@ func main() {
 	flag.StringVar(&c.wget2Lib, "wget2-lib", "", "LD_LIBRARY_PATH for wget2")
 	flag.IntVar(&c.conc, "concurrency", 8, "the tools' concurrency")
 	flag.BoolVar(&c.profile, "profile", false, "after the timed runs, one crawler run with --cpuprofile (not in the table)")
-	flag.DurationVar(&c.timeout, "timeout", 10*time.Minute, "longest one run may take")
+	flag.DurationVar(&c.timeout, "timeout", 0, "longest one run may take (0: 10 minutes, plus 100 ms per synthetic page)")
 	flag.StringVar(&c.startPath, "start", "index.html", "path of the seed URL on the server")
 	flag.StringVar(&c.inputs, "inputs", "", "the inputs' versions, printed with the results")
 	extra := flag.String("crawler-flags", "", "more flags for crawler crawl, space-separated (e.g. --tokens=false)")
@@ -108,8 +115,8 @@ func main() {
 }
 
 func run(ctx context.Context, c config) error {
-	if c.root == "" {
-		return errors.New("-root is required")
+	if (c.root == "") == (c.synth == 0) {
+		return errors.New("one of -root and -synth is required")
 	}
 	if c.runs < 1 {
 		return fmt.Errorf("-runs must be at least 1")
@@ -172,7 +179,7 @@ func (c config) one(ctx context.Context, tool string, n int, cpuprofile string) 
 		return Run{}, err
 	}
 	statsPath := filepath.Join(dir, "server.json")
-	srv, base, err := startServer(c.serve, c.root, statsPath)
+	srv, base, err := startServer(c.serve, append(c.site(), "-stats", statsPath))
 	if err != nil {
 		return Run{}, err
 	}
@@ -224,14 +231,14 @@ func (c config) one(ctx context.Context, tool string, n int, cpuprofile string) 
 		stopServer(srv)
 		return Run{}, fmt.Errorf("start %s: %w", tool, err)
 	}
-	timer := time.AfterFunc(c.timeout, func() { cmd.Process.Kill() })
+	timer := time.AfterFunc(c.runTimeout(), func() { cmd.Process.Kill() })
 	werr := cmd.Wait()
 	wall := time.Since(start)
 	timer.Stop()
 	if err := stopServer(srv); err != nil {
 		return Run{}, err
 	}
-	r := Run{Tool: tool, N: n, WallSec: wall.Seconds(), ExitCode: cmd.ProcessState.ExitCode()}
+	r := Run{Tool: tool, N: n, SitePages: c.synth, Conc: c.conc, WallSec: wall.Seconds(), ExitCode: cmd.ProcessState.ExitCode()}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.MaxRSSKB = ru.Maxrss // KiB on Linux
 		r.UserSec = time.Duration(ru.Utime.Nano()).Seconds()
@@ -331,8 +338,25 @@ func inFlight(data string) (float64, error) {
 	return float64(ms) / 1000, nil
 }
 
-func startServer(bin, root, statsPath string) (*exec.Cmd, string, error) {
-	cmd := exec.Command(bin, "-root", root, "-stats", statsPath)
+// site is bench/serve's flags for the site to serve.
+func (c config) site() []string {
+	if c.synth > 0 {
+		return []string{"-synth", fmt.Sprint(c.synth)}
+	}
+	return []string{"-root", c.root}
+}
+
+// runTimeout is the longest one run may take.
+func (c config) runTimeout() time.Duration {
+	if c.timeout > 0 {
+		return c.timeout
+	}
+	return 10*time.Minute + time.Duration(c.synth)*100*time.Millisecond
+}
+
+// startServer starts bench/serve with args and returns it and its base URL.
+func startServer(bin string, args []string) (*exec.Cmd, string, error) {
+	cmd := exec.Command(bin, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, "", err
@@ -395,6 +419,9 @@ func header(c config, before, after string) string {
 	fmt.Fprintf(&b, "Machine: %s, %d CPUs, %s RAM, Linux %s; %s.\n", cpuModel(), runtime.NumCPU(), memTotal(), kernel(), runtime.Version())
 	if c.inputs != "" {
 		fmt.Fprintf(&b, "Inputs: %s.\n", c.inputs)
+	}
+	if c.synth > 0 {
+		fmt.Fprintf(&b, "Site: synthetic, %d pages (bench/serve -synth %d).\n", c.synth, c.synth)
 	}
 	fmt.Fprintf(&b, "Load average (1, 5, 15 min): %s before, %s after.\n\n", before, after)
 	return b.String()
@@ -473,6 +500,9 @@ func table(tools []string, runs []Run) string {
 		}
 		fmt.Fprintf(&b, "| %s | %.2f | %s | %.2f | %s | %.2f | %.0f | %.1f | %.0f (%.0f) | %.0f / %.0f | %.0f |\n",
 			t, r.wall, ratio, r.best, bestRatio, r.cpu, r.pps, r.mbps, r.rss, r.rssMax, r.toolPages, r.pages, r.requests)
+	}
+	if len(runs) > 0 && runs[0].SitePages > 0 {
+		fmt.Fprintf(&b, "\nThe synthetic site has %d HTML pages.\n", runs[0].SitePages)
 	}
 	var wall, inflight []float64
 	for _, r := range runs {
