@@ -103,7 +103,7 @@ e2e-down:
 ## BENCH_RUNS (5) runs each, medians (bench/run.sh). See BENCHMARKS.md.
 bench: bench-go bench-crawl
 
-.PHONY: bench-go bench-crawl bench-quick bench-profile
+.PHONY: bench-go bench-crawl bench-quick bench-profile bench-build bench-scale bench-concurrency
 BENCH_DOC_ROOT_CMD := bench/inputs.sh | sed -n 's/^DOC_ROOT=//p'
 
 ## bench-go: parse and extraction, URL normalization, SQLite writes per page
@@ -124,6 +124,30 @@ bench-quick:
 ## with go tool pprof -top, in .local-bench/profiles/
 bench-profile:
 	bench/profile.sh
+
+## bench-build: the crawler and the crawl benchmark's server and runner
+bench-build: crawler
+	$(GO) build -trimpath -o $(BIN)/bench-serve ./bench/serve
+	$(GO) build -trimpath -o $(BIN)/bench-run ./bench/run
+
+## bench-scale: the crawler alone on synthetic sites (bench/serve -synth)
+## of SCALE_SIZES pages, BENCH_RUNS (1) runs each: wall time, pages/s
+## and peak RSS by size, to see whether the time grows linearly. Large
+## sites take long (100,000 pages: hours at today's speed): try
+## SCALE_SIZES=1000,3000 first. A run is killed after BENCH_TIMEOUT
+## (default 10 min + 100 ms a page), and the larger sizes are then
+## skipped. Results in .local-bench/results/TIME/.
+SCALE_SIZES ?= 10000,30000,100000
+bench-scale: bench-build
+	$(BIN)/bench-run -scale $(SCALE_SIZES) -runs $${BENCH_RUNS:-1} -concurrency $${BENCH_CONCURRENCY:-8} -timeout $${BENCH_TIMEOUT:-0}
+
+## bench-concurrency: the crawler alone on the python3.11-doc tree
+## (bench/inputs.sh) at each --concurrency of CONC_LEVELS, BENCH_RUNS (1)
+## runs each: pages/s by level.
+CONC_LEVELS ?= 1,2,4,8,32
+bench-concurrency: bench-build
+	@vars=$$(bench/inputs.sh) && eval "$$vars" && \
+	$(BIN)/bench-run -root "$$DOC_ROOT" -levels $(CONC_LEVELS) -runs $${BENCH_RUNS:-1} -inputs "python3.11-doc $$DOC_VERSION"
 
 # SAM's makefile build method: one target per function's LogicalId.
 build-SchedulerFunction:

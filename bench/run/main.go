@@ -8,7 +8,9 @@
 // each tool's wall time as a ratio to wget2's.
 //
 // With -synth N the server is bench/serve's synthetic site of N
-// generated pages instead of the -root directory.
+// generated pages instead of the -root directory. -scale and -levels
+// run the crawler alone over a range of site sizes or concurrencies
+// (sweep.go).
 //
 // bench/run.sh builds everything and calls it; see BENCHMARKS.md.
 package main
@@ -39,6 +41,8 @@ import (
 type config struct {
 	root      string // directory to serve
 	synth     int    // or the pages of a synthetic site (bench/serve -synth)
+	scale     []int  // crawl synthetic sites of these sizes (sweep.go)
+	levels    []int  // crawl at these concurrencies (sweep.go)
 	out       string // results directory
 	runs      int
 	tools     []string
@@ -66,7 +70,8 @@ type Run struct {
 	SysSec     float64 `json:"sys_s"`
 	MaxRSSKB   int64   `json:"max_rss_kb"`
 	ExitCode   int     `json:"exit_code"`
-	ToolPages  int     `json:"tool_html_pages"` // as the tool counts them (see countPages)
+	TimedOut   bool    `json:"timed_out,omitempty"` // killed at -timeout: the counts are what it did until then
+	ToolPages  int     `json:"tool_html_pages"`     // as the tool counts them (see countPages)
 	ToolBytes  int64   `json:"tool_bytes"`
 	Server     Stats   `json:"server"`
 	OutputSize int64   `json:"output_bytes"` // what the tool left on disk
@@ -74,6 +79,10 @@ type Run struct {
 	// flight (request.request_duration_ms, summed): with one request at a
 	// time per host, the least wall time politeness allows this crawl.
 	InFlightSec float64 `json:"in_flight_s,omitempty"`
+	// LastFetchSec is, for the crawler, when it sent its last request,
+	// in whole seconds from its start: the rest of the wall time went to
+	// work queued behind the fetches.
+	LastFetchSec float64 `json:"last_fetch_s,omitempty"`
 }
 
 // Stats is bench/serve's count of what it answered.
@@ -105,9 +114,20 @@ func main() {
 	flag.StringVar(&c.startPath, "start", "index.html", "path of the seed URL on the server")
 	flag.StringVar(&c.inputs, "inputs", "", "the inputs' versions, printed with the results")
 	extra := flag.String("crawler-flags", "", "more flags for crawler crawl, space-separated (e.g. --tokens=false)")
+	scale := flag.String("scale", "", "crawl synthetic sites of these sizes with the crawler alone, comma-separated (e.g. 10000,30000,100000), and print how the time grows")
+	levels := flag.String("levels", "", "crawl -root or -synth with the crawler alone at these --concurrency levels, comma-separated (e.g. 1,2,4,8,32)")
 	flag.Parse()
 	c.tools = strings.Split(tools, ",")
 	c.extra = strings.Fields(*extra)
+	var err error
+	if c.scale, err = parseInts(*scale); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/run: -scale:", err)
+		os.Exit(2)
+	}
+	if c.levels, err = parseInts(*levels); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/run: -levels:", err)
+		os.Exit(2)
+	}
 	if err := run(context.Background(), c); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/run:", err)
 		os.Exit(1)
@@ -115,10 +135,13 @@ func main() {
 }
 
 func run(ctx context.Context, c config) error {
-	if (c.root == "") == (c.synth == 0) {
+	sweeping := len(c.scale) > 0 || len(c.levels) > 0
+	switch {
+	case len(c.scale) > 0 && len(c.levels) > 0:
+		return errors.New("-scale and -levels exclude each other")
+	case len(c.scale) == 0 && (c.root == "") == (c.synth == 0):
 		return errors.New("one of -root and -synth is required")
-	}
-	if c.runs < 1 {
+	case c.runs < 1:
 		return fmt.Errorf("-runs must be at least 1")
 	}
 	for _, t := range c.tools {
@@ -134,19 +157,33 @@ func run(ctx context.Context, c config) error {
 	}
 	loadBefore := loadavg()
 	var runs []Run
-	for i := 1; i <= c.runs; i++ {
-		for _, tool := range c.tools {
-			r, err := c.one(ctx, tool, i, "")
-			if err != nil {
-				return fmt.Errorf("%s run %d: %w", tool, i, err)
-			}
-			fmt.Fprintf(os.Stderr, "%-8s run %d: %6.2f s wall, %6.2f s cpu, %4d MB peak RSS, %d HTML pages (server: %d requests, %d HTML pages, %.1f MB)\n",
-				tool, i, r.WallSec, r.UserSec+r.SysSec, r.MaxRSSKB/1024, r.ToolPages, r.Server.Requests, r.Server.HTMLPages, float64(r.Server.Bytes)/1e6)
-			runs = append(runs, r)
-		}
+	var what, body string
+	var err error
+	switch {
+	case len(c.scale) > 0:
+		what = fmt.Sprintf("crawler alone on synthetic sites of %s pages, %d runs per size, concurrency %d", joinInts(c.scale), c.runs, c.conc)
+		runs, err = c.sweep(ctx, c.scale, func(c config, n int) config {
+			c.synth, c.out = n, filepath.Join(c.out, fmt.Sprintf("synth-%d", n))
+			return c
+		}, true)
+		body = scaleTable(c.scale, runs)
+	case len(c.levels) > 0:
+		what = fmt.Sprintf("crawler alone at --concurrency %s, %d runs per level", joinInts(c.levels), c.runs)
+		runs, err = c.sweep(ctx, c.levels, func(c config, n int) config {
+			c.conc, c.out = n, filepath.Join(c.out, fmt.Sprintf("concurrency-%d", n))
+			return c
+		}, false)
+		body = levelsTable(c.levels, runs)
+	default:
+		what = fmt.Sprintf("%d runs per tool, interleaved, concurrency %d", c.runs, c.conc)
+		runs, err = c.rounds(ctx)
+		body = table(c.tools, runs)
+	}
+	if err != nil {
+		return err
 	}
 	loadAfter := loadavg()
-	if c.profile && slices.Contains(c.tools, "crawler") {
+	if c.profile && !sweeping && slices.Contains(c.tools, "crawler") {
 		prof := filepath.Join(c.out, "crawler.prof")
 		if _, err := c.one(ctx, "crawler", 0, prof); err != nil {
 			return fmt.Errorf("profiled crawler run: %w", err)
@@ -157,13 +194,39 @@ func run(ctx context.Context, c config) error {
 	if err := os.WriteFile(filepath.Join(c.out, "runs.json"), raw, 0o644); err != nil {
 		return err
 	}
-	report := header(c, loadBefore, loadAfter) + table(c.tools, runs)
+	report := header(c, what, loadBefore, loadAfter) + body
 	if err := os.WriteFile(filepath.Join(c.out, "results.md"), []byte(report), 0o644); err != nil {
 		return err
 	}
 	fmt.Print(report)
 	fmt.Fprintf(os.Stderr, "results in %s (results.md, runs.json)\n", c.out)
 	return nil
+}
+
+// killed notes a run that was killed at -timeout.
+func killed(r Run) string {
+	if r.TimedOut {
+		return " KILLED at -timeout"
+	}
+	return ""
+}
+
+// rounds runs each tool once, -runs times over.
+func (c config) rounds(ctx context.Context) ([]Run, error) {
+	var runs []Run
+	for i := 1; i <= c.runs; i++ {
+		for _, tool := range c.tools {
+			r, err := c.one(ctx, tool, i, "")
+			if err == nil && r.TimedOut {
+				err = fmt.Errorf("killed after %v (-timeout)", c.runTimeout())
+			}
+			if err != nil {
+				return runs, fmt.Errorf("%s run %d: %w", tool, i, err)
+			}
+			runs = append(runs, r)
+		}
+	}
+	return runs, nil
 }
 
 // one runs tool once against a fresh server, in a fresh directory.
@@ -234,18 +297,18 @@ func (c config) one(ctx context.Context, tool string, n int, cpuprofile string) 
 	timer := time.AfterFunc(c.runTimeout(), func() { cmd.Process.Kill() })
 	werr := cmd.Wait()
 	wall := time.Since(start)
-	timer.Stop()
+	timedOut := !timer.Stop()
 	if err := stopServer(srv); err != nil {
 		return Run{}, err
 	}
-	r := Run{Tool: tool, N: n, SitePages: c.synth, Conc: c.conc, WallSec: wall.Seconds(), ExitCode: cmd.ProcessState.ExitCode()}
+	r := Run{Tool: tool, N: n, SitePages: c.synth, Conc: c.conc, WallSec: wall.Seconds(), ExitCode: cmd.ProcessState.ExitCode(), TimedOut: timedOut}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.MaxRSSKB = ru.Maxrss // KiB on Linux
 		r.UserSec = time.Duration(ru.Utime.Nano()).Seconds()
 		r.SysSec = time.Duration(ru.Stime.Nano()).Seconds()
 	}
 	// wget2 exits 8 when a server answered an error (the tree's few 404s).
-	if werr != nil && !(strings.HasPrefix(tool, "wget2") && r.ExitCode == 8) {
+	if werr != nil && !timedOut && !(strings.HasPrefix(tool, "wget2") && r.ExitCode == 8) {
 		return r, fmt.Errorf("%s: %v (see %s)", tool, werr, stderr.Name())
 	}
 	b, err := os.ReadFile(statsPath)
@@ -262,8 +325,13 @@ func (c config) one(ctx context.Context, tool string, n int, cpuprofile string) 
 		if r.InFlightSec, err = inFlight(data); err != nil {
 			return r, err
 		}
+		if r.LastFetchSec, err = lastFetch(data); err != nil {
+			return r, err
+		}
 	}
 	r.OutputSize = dirSize(data)
+	fmt.Fprintf(os.Stderr, "%-8s run %d: %6.2f s wall, %6.2f s cpu, %4d MB peak RSS, %d HTML pages (server: %d requests, %d HTML pages, %.1f MB)%s\n",
+		tool, n, r.WallSec, r.UserSec+r.SysSec, r.MaxRSSKB/1024, r.ToolPages, r.Server.Requests, r.Server.HTMLPages, float64(r.Server.Bytes)/1e6, killed(r))
 	return r, nil
 }
 
@@ -339,6 +407,23 @@ func inFlight(data string) (float64, error) {
 }
 
 // site is bench/serve's flags for the site to serve.
+// lastFetch is the seconds from the start of the crawler's last run in
+// data to its last request.
+func lastFetch(data string) (float64, error) {
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, "crawl.db")+"?mode=ro")
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var s int64
+	if err := db.QueryRow(`SELECT coalesce(max(r.time_sent_unix_utc) - a.time_started_unix_utc, 0) FROM request r
+		JOIN crawl_log l ON l.crawl_log_id = r.crawl_log_id JOIN agent a ON a.agent_id = l.agent_id
+		WHERE a.agent_id = (SELECT max(agent_id) FROM agent)`).Scan(&s); err != nil {
+		return 0, fmt.Errorf("time of the last request in crawl.db: %w", err)
+	}
+	return float64(s), nil
+}
+
 func (c config) site() []string {
 	if c.synth > 0 {
 		return []string{"-synth", fmt.Sprint(c.synth)}
@@ -410,9 +495,10 @@ func loadavg() string {
 	return strings.Join(f[:3], " ")
 }
 
-func header(c config, before, after string) string {
+// header is the report's first lines: what ran, when, on what machine.
+func header(c config, what, before, after string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d runs per tool, interleaved, %s UTC, concurrency %d.\n", c.runs, time.Now().UTC().Format("2006-01-02 15:04"), c.conc)
+	fmt.Fprintf(&b, "%s, %s UTC.\n", what, time.Now().UTC().Format("2006-01-02 15:04"))
 	if len(c.extra) > 0 {
 		fmt.Fprintf(&b, "Crawler flags added: %s.\n", strings.Join(c.extra, " "))
 	}
