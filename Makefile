@@ -100,7 +100,9 @@ e2e-down:
 
 ## bench: the Go benchmarks of the hot paths, then the crawl benchmark:
 ## the crawler, wget2 and colly crawl python3.11-doc served on loopback,
-## BENCH_RUNS (5) runs each, medians (bench/run.sh). See BENCHMARKS.md.
+## and the crawler recrawls it unchanged (crawler-recrawl: --recrawl,
+## answered 304), BENCH_RUNS (5) runs each, medians (bench/run.sh). See
+## BENCHMARKS.md.
 bench: bench-go bench-crawl
 
 .PHONY: bench-go bench-crawl bench-quick bench-profile bench-build bench-scale bench-concurrency

@@ -6,8 +6,12 @@
 # table of medians. Results go to .local-bench/results/TIME/.
 #
 #   BENCH_RUNS=5                     runs per tool
-#   BENCH_TOOLS=crawler,wget2,colly,wget2-serial
+#   BENCH_TOOLS=crawler,crawler-recrawl,wget2,colly,wget2-serial
 #                                    tools, in this order within a round;
+#                                    crawler-recrawl is a fresh crawl (not
+#                                    timed), then `crawler crawl --recrawl`
+#                                    of the unchanged tree into the same data
+#                                    directory (timed; the server answers 304);
 #                                    wget2-serial is wget2 --max-threads=1, one
 #                                    request at a time like the crawler per host
 #   BENCH_CONCURRENCY=8              --concurrency, --max-threads, Parallelism
@@ -30,6 +34,6 @@ profile=()
 
 echo "inputs: python3.11-doc $DOC_VERSION, wget2 $WGET2_VERSION; $($GO version)" >&2
 exec bin/bench-run -root "$DOC_ROOT" -wget2 "$WGET2" -wget2-lib "$WGET2_LD_LIBRARY_PATH" \
-	-runs "${BENCH_RUNS:-5}" -tools "${BENCH_TOOLS:-crawler,wget2,colly,wget2-serial}" \
+	-runs "${BENCH_RUNS:-5}" -tools "${BENCH_TOOLS:-crawler,crawler-recrawl,wget2,colly,wget2-serial}" \
 	-concurrency "${BENCH_CONCURRENCY:-8}" -crawler-flags "${BENCH_CRAWLER_FLAGS:-}" -inputs "python3.11-doc $DOC_VERSION, wget2 $WGET2_VERSION" \
 	"${profile[@]}" "$@"

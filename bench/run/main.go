@@ -5,7 +5,8 @@
 // measures the wall time, the CPU time and the peak RSS of the tool's
 // process (from its rusage), what the tool says it covered and what the
 // server answered; then it prints a markdown table of medians, with
-// each tool's wall time as a ratio to wget2's.
+// each tool's wall time as a ratio to wget2's. The tool crawler-recrawl
+// is the crawler checking the unchanged site again (recrawl.go).
 //
 // With -synth N the server is bench/serve's synthetic site of N
 // generated pages instead of the -root directory. -scale and -levels
@@ -102,7 +103,7 @@ func main() {
 	flag.IntVar(&c.synth, "synth", 0, "serve a synthetic site of this many pages instead of -root (bench/serve -synth)")
 	flag.StringVar(&c.out, "out", "", "results directory (default .local-bench/results/TIME)")
 	flag.IntVar(&c.runs, "runs", 5, "runs per tool")
-	flag.StringVar(&tools, "tools", "crawler,wget2,colly,wget2-serial", "tools to run, comma-separated: crawler, wget2, colly, wget2-serial (--max-threads=1)")
+	flag.StringVar(&tools, "tools", "crawler,crawler-recrawl,wget2,colly,wget2-serial", "tools to run, comma-separated: crawler, crawler-recrawl (a crawl, then --recrawl timed), wget2, colly, wget2-serial (--max-threads=1)")
 	flag.StringVar(&c.serve, "serve", "bin/bench-serve", "bench/serve binary")
 	flag.StringVar(&c.crawler, "crawler", "bin/crawler", "crawler binary")
 	flag.StringVar(&c.colly, "colly", "bin/bench-colly", "bench/colly binary")
@@ -145,8 +146,8 @@ func run(ctx context.Context, c config) error {
 		return fmt.Errorf("-runs must be at least 1")
 	}
 	for _, t := range c.tools {
-		if !slices.Contains([]string{"crawler", "wget2", "wget2-serial", "colly"}, t) {
-			return fmt.Errorf("unknown tool %q (crawler, wget2, wget2-serial, colly)", t)
+		if !slices.Contains([]string{"crawler", "crawler-recrawl", "wget2", "wget2-serial", "colly"}, t) {
+			return fmt.Errorf("unknown tool %q (crawler, crawler-recrawl, wget2, wget2-serial, colly)", t)
 		}
 	}
 	if c.out == "" {
@@ -229,7 +230,11 @@ func (c config) rounds(ctx context.Context) ([]Run, error) {
 	return runs, nil
 }
 
-// one runs tool once against a fresh server, in a fresh directory.
+// one runs tool once against a fresh server, in a fresh directory. For
+// crawler-recrawl that is two crawls into the same data directory: a
+// fresh crawl (not timed, its files under first/), then the timed
+// recrawl, against a new server on the first one's address so that the
+// URLs are the same.
 func (c config) one(ctx context.Context, tool string, n int, cpuprofile string) (Run, error) {
 	dir, err := filepath.Abs(filepath.Join(c.out, "runs", fmt.Sprintf("%s-%d", tool, n)))
 	if err != nil {
@@ -241,87 +246,31 @@ func (c config) one(ctx context.Context, tool string, n int, cpuprofile string) 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return Run{}, err
 	}
-	statsPath := filepath.Join(dir, "server.json")
-	srv, base, err := startServer(c.serve, append(c.site(), "-stats", statsPath))
-	if err != nil {
-		return Run{}, err
-	}
-	seed := base + c.startPath
-
-	var cmd *exec.Cmd
 	data := filepath.Join(dir, "out")
-	switch tool {
-	case "crawler":
-		args := []string{"crawl", "--data", data, "--delay", "0", "--concurrency", fmt.Sprint(c.conc), "--allow-private", "--quiet"}
-		args = append(args, c.extra...)
-		if cpuprofile != "" {
-			args = append(args, "--cpuprofile", cpuprofile)
-		}
-		cmd = exec.Command(c.crawler, append(args, seed)...)
-	case "wget2", "wget2-serial":
-		// wget2-serial is one request at a time: the crawler's politeness
-		// (one request in flight per host) with wget2's per-request cost.
-		threads := c.conc
-		if tool == "wget2-serial" {
-			threads = 1
-		}
-		if err := os.MkdirAll(data, 0o755); err != nil {
+	addr := "127.0.0.1:0"
+	if tool == "crawler-recrawl" {
+		first := filepath.Join(dir, "first")
+		if err := os.MkdirAll(first, 0o755); err != nil {
 			return Run{}, err
 		}
-		cmd = exec.Command(c.wget2, "--no-config", "-r", "-l", "inf", fmt.Sprintf("--max-threads=%d", threads), "-q", "-P", data, seed)
-		if c.wget2Lib != "" {
-			cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+c.wget2Lib)
+		fresh, base, err := c.timed(ctx, "crawler", first, data, addr, "")
+		if err == nil && fresh.TimedOut {
+			err = fmt.Errorf("killed after %v (-timeout)", c.runTimeout())
 		}
-	case "colly":
-		cmd = exec.Command(c.colly, "-parallelism", fmt.Sprint(c.conc), seed)
+		if err != nil {
+			return Run{}, fmt.Errorf("the crawl before the recrawl: %w", err)
+		}
+		addr = strings.TrimSuffix(strings.TrimPrefix(base, "http://"), "/")
 	}
-	stdout, err := os.Create(filepath.Join(dir, "stdout"))
+	r, _, err := c.timed(ctx, tool, dir, data, addr, cpuprofile)
 	if err != nil {
-		stopServer(srv)
-		return Run{}, err
-	}
-	defer stdout.Close()
-	stderr, err := os.Create(filepath.Join(dir, "stderr"))
-	if err != nil {
-		stopServer(srv)
-		return Run{}, err
-	}
-	defer stderr.Close()
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		stopServer(srv)
-		return Run{}, fmt.Errorf("start %s: %w", tool, err)
-	}
-	timer := time.AfterFunc(c.runTimeout(), func() { cmd.Process.Kill() })
-	werr := cmd.Wait()
-	wall := time.Since(start)
-	timedOut := !timer.Stop()
-	if err := stopServer(srv); err != nil {
-		return Run{}, err
-	}
-	r := Run{Tool: tool, N: n, SitePages: c.synth, Conc: c.conc, WallSec: wall.Seconds(), ExitCode: cmd.ProcessState.ExitCode(), TimedOut: timedOut}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.MaxRSSKB = ru.Maxrss // KiB on Linux
-		r.UserSec = time.Duration(ru.Utime.Nano()).Seconds()
-		r.SysSec = time.Duration(ru.Stime.Nano()).Seconds()
-	}
-	// wget2 exits 8 when a server answered an error (the tree's few 404s).
-	if werr != nil && !timedOut && !(strings.HasPrefix(tool, "wget2") && r.ExitCode == 8) {
-		return r, fmt.Errorf("%s: %v (see %s)", tool, werr, stderr.Name())
-	}
-	b, err := os.ReadFile(statsPath)
-	if err != nil {
-		return r, fmt.Errorf("server stats: %w", err)
-	}
-	if err := json.Unmarshal(b, &r.Server); err != nil {
-		return r, fmt.Errorf("server stats: %w", err)
-	}
-	if r.ToolPages, r.ToolBytes, err = countPages(tool, data, stdout.Name()); err != nil {
 		return r, err
 	}
-	if tool == "crawler" {
+	r.N = n
+	if r.ToolPages, r.ToolBytes, err = countPages(tool, data, filepath.Join(dir, "stdout")); err != nil {
+		return r, err
+	}
+	if strings.HasPrefix(tool, "crawler") {
 		if r.InFlightSec, err = inFlight(data); err != nil {
 			return r, err
 		}
@@ -330,9 +279,106 @@ func (c config) one(ctx context.Context, tool string, n int, cpuprofile string) 
 		}
 	}
 	r.OutputSize = dirSize(data)
-	fmt.Fprintf(os.Stderr, "%-8s run %d: %6.2f s wall, %6.2f s cpu, %4d MB peak RSS, %d HTML pages (server: %d requests, %d HTML pages, %.1f MB)%s\n",
-		tool, n, r.WallSec, r.UserSec+r.SysSec, r.MaxRSSKB/1024, r.ToolPages, r.Server.Requests, r.Server.HTMLPages, float64(r.Server.Bytes)/1e6, killed(r))
+	fmt.Fprintf(os.Stderr, "%-8s run %d: %6.2f s wall, %6.2f s cpu, %4d MB peak RSS, %d HTML pages (server: %d requests, %d HTML pages, %d not modified, %.1f MB)%s\n",
+		tool, n, r.WallSec, r.UserSec+r.SysSec, r.MaxRSSKB/1024, r.ToolPages, r.Server.Requests, r.Server.HTMLPages, r.Server.Status["304"], float64(r.Server.Bytes)/1e6, killed(r))
 	return r, nil
+}
+
+// timed starts a server on addr, runs tool against it with its output
+// in data, and returns the run's times and the server's counts, and the
+// server's base URL. The tool's stdout and stderr and the server's
+// counts are files in dir.
+func (c config) timed(ctx context.Context, tool, dir, data, addr, cpuprofile string) (Run, string, error) {
+	statsPath := filepath.Join(dir, "server.json")
+	srv, base, err := startServer(c.serve, append(c.site(), "-addr", addr, "-stats", statsPath))
+	if err != nil {
+		return Run{}, "", err
+	}
+	cmd, err := c.command(tool, base+c.startPath, data, cpuprofile)
+	if err != nil {
+		stopServer(srv)
+		return Run{}, "", err
+	}
+	stdout, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		stopServer(srv)
+		return Run{}, "", err
+	}
+	defer stdout.Close()
+	stderr, err := os.Create(filepath.Join(dir, "stderr"))
+	if err != nil {
+		stopServer(srv)
+		return Run{}, "", err
+	}
+	defer stderr.Close()
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		stopServer(srv)
+		return Run{}, "", fmt.Errorf("start %s: %w", tool, err)
+	}
+	timer := time.AfterFunc(c.runTimeout(), func() { cmd.Process.Kill() })
+	werr := cmd.Wait()
+	wall := time.Since(start)
+	timedOut := !timer.Stop()
+	if err := stopServer(srv); err != nil {
+		return Run{}, "", err
+	}
+	r := Run{Tool: tool, SitePages: c.synth, Conc: c.conc, WallSec: wall.Seconds(), ExitCode: cmd.ProcessState.ExitCode(), TimedOut: timedOut}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.MaxRSSKB = ru.Maxrss // KiB on Linux
+		r.UserSec = time.Duration(ru.Utime.Nano()).Seconds()
+		r.SysSec = time.Duration(ru.Stime.Nano()).Seconds()
+	}
+	// wget2 exits 8 when a server answered an error (the tree's few 404s).
+	if werr != nil && !timedOut && !(strings.HasPrefix(tool, "wget2") && r.ExitCode == 8) {
+		return r, "", fmt.Errorf("%s: %v (see %s)", tool, werr, stderr.Name())
+	}
+	b, err := os.ReadFile(statsPath)
+	if err != nil {
+		return r, "", fmt.Errorf("server stats: %w", err)
+	}
+	if err := json.Unmarshal(b, &r.Server); err != nil {
+		return r, "", fmt.Errorf("server stats: %w", err)
+	}
+	return r, base, nil
+}
+
+// command is the command line that crawls from seed with tool, its
+// output in data.
+func (c config) command(tool, seed, data, cpuprofile string) (*exec.Cmd, error) {
+	switch tool {
+	case "crawler", "crawler-recrawl":
+		args := []string{"crawl", "--data", data, "--delay", "0", "--concurrency", fmt.Sprint(c.conc), "--allow-private", "--quiet"}
+		args = append(args, c.extra...)
+		if cpuprofile != "" {
+			args = append(args, "--cpuprofile", cpuprofile)
+		}
+		if tool == "crawler-recrawl" {
+			// Every URL in data again, with conditional requests.
+			return exec.Command(c.crawler, append(args, "--recrawl")...), nil
+		}
+		return exec.Command(c.crawler, append(args, seed)...), nil
+	case "wget2", "wget2-serial":
+		// wget2-serial is one request at a time: the crawler's politeness
+		// (one request in flight per host) with wget2's per-request cost.
+		threads := c.conc
+		if tool == "wget2-serial" {
+			threads = 1
+		}
+		if err := os.MkdirAll(data, 0o755); err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(c.wget2, "--no-config", "-r", "-l", "inf", fmt.Sprintf("--max-threads=%d", threads), "-q", "-P", data, seed)
+		if c.wget2Lib != "" {
+			cmd.Env = append(os.Environ(), "LD_LIBRARY_PATH="+c.wget2Lib)
+		}
+		return cmd, nil
+	case "colly":
+		return exec.Command(c.colly, "-parallelism", fmt.Sprint(c.conc), seed), nil
+	}
+	return nil, fmt.Errorf("unknown tool %q", tool)
 }
 
 // countPages returns the HTML pages a tool says it fetched (200,
@@ -341,6 +387,8 @@ func (c config) one(ctx context.Context, tool string, n int, cpuprofile string) 
 // own count.
 func countPages(tool, data, stdoutPath string) (int, int64, error) {
 	switch tool {
+	case "crawler-recrawl":
+		return recrawlPages(data)
 	case "crawler":
 		db, err := sql.Open("sqlite", "file:"+filepath.Join(data, "crawl.db")+"?mode=ro")
 		if err != nil {
@@ -392,7 +440,8 @@ func countPages(tool, data, stdoutPath string) (int, int64, error) {
 	return 0, 0, fmt.Errorf("unknown tool %q", tool)
 }
 
-// inFlight sums the crawler's request durations, in seconds.
+// inFlight sums the request durations of the crawler's last run in
+// data, in seconds.
 func inFlight(data string) (float64, error) {
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(data, "crawl.db")+"?mode=ro")
 	if err != nil {
@@ -400,7 +449,7 @@ func inFlight(data string) (float64, error) {
 	}
 	defer db.Close()
 	var ms int64
-	if err := db.QueryRow(`SELECT coalesce(sum(request_duration_ms),0) FROM request`).Scan(&ms); err != nil {
+	if err := db.QueryRow(`SELECT coalesce(sum(request_duration_ms),0) FROM request WHERE crawl_log_id IN (` + lastRun + `)`).Scan(&ms); err != nil {
 		return 0, fmt.Errorf("sum request durations in crawl.db: %w", err)
 	}
 	return float64(ms) / 1000, nil
@@ -563,10 +612,10 @@ func table(tools []string, runs []Run) string {
 			}
 			wall = append(wall, r.WallSec)
 			cpu = append(cpu, r.UserSec+r.SysSec)
-			pps = append(pps, float64(r.Server.HTMLPages)/r.WallSec)
+			pps = append(pps, float64(r.pages())/r.WallSec)
 			mbps = append(mbps, float64(r.Server.Bytes)/1e6/r.WallSec)
 			rss = append(rss, float64(r.MaxRSSKB)/1024)
-			pages = append(pages, float64(r.Server.HTMLPages))
+			pages = append(pages, float64(r.pages()))
 			toolPages = append(toolPages, float64(r.ToolPages))
 			reqs = append(reqs, float64(r.Server.Requests))
 		}
@@ -600,6 +649,7 @@ func table(tools []string, runs []Run) string {
 		fmt.Fprintf(&b, "\ncrawler: its requests were in flight %.2f s of its %.2f s (medians): one request at a time per host, this is the least time politeness allows.\n",
 			median(inflight), median(wall))
 	}
+	b.WriteString(recrawlNote(runs))
 	return b.String()
 }
 
