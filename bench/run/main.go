@@ -125,6 +125,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench/run: -scale:", err)
 		os.Exit(2)
 	}
+	slices.Sort(c.scale) // the smallest first: the sweep stops growing at a timeout
 	if c.levels, err = parseInts(*levels); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/run: -levels:", err)
 		os.Exit(2)
@@ -180,11 +181,12 @@ func run(ctx context.Context, c config) error {
 		runs, err = c.rounds(ctx)
 		body = table(c.tools, runs)
 	}
-	if err != nil {
+	if err != nil && len(runs) == 0 {
 		return err
 	}
+	// After a failed run, the report of the runs before it, then the error.
 	loadAfter := loadavg()
-	if c.profile && !sweeping && slices.Contains(c.tools, "crawler") {
+	if c.profile && err == nil && !sweeping && slices.Contains(c.tools, "crawler") {
 		prof := filepath.Join(c.out, "crawler.prof")
 		if _, err := c.one(ctx, "crawler", 0, prof); err != nil {
 			return fmt.Errorf("profiled crawler run: %w", err)
@@ -201,7 +203,7 @@ func run(ctx context.Context, c config) error {
 	}
 	fmt.Print(report)
 	fmt.Fprintf(os.Stderr, "results in %s (results.md, runs.json)\n", c.out)
-	return nil
+	return err
 }
 
 // killed notes a run that was killed at -timeout.

@@ -57,15 +57,21 @@ func scaleTable(sizes []int, runs []Run) string {
 	b.WriteString("| pages on the site | pages found (crawler / server) | wall s | last fetch at s | pages/s | s per 1,000 pages | CPU s | peak RSS MB | requests |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	var done []int // sizes whose runs all finished
+	killedAt := 0  // the size a run was killed at
 	for _, n := range sizes {
 		rs := filter(runs, func(r Run) bool { return r.SitePages == n })
+		if len(rs) == 0 && killedAt > 0 {
+			fmt.Fprintf(&b, "| %d | skipped: the crawl of %d pages was killed at -timeout | | | | | | | |\n", n, killedAt)
+			continue
+		}
 		if len(rs) == 0 {
-			fmt.Fprintf(&b, "| %d | skipped: a smaller site was killed at -timeout | | | | | | | |\n", n)
+			fmt.Fprintf(&b, "| %d | not crawled: a run failed | | | | | | | |\n", n)
 			continue
 		}
 		wall := fmt.Sprintf("%.1f", med(rs, func(r Run) float64 { return r.WallSec }))
 		if len(filter(rs, func(r Run) bool { return r.TimedOut })) > 0 {
 			wall = "killed at " + wall
+			killedAt = n
 		} else {
 			done = append(done, n)
 		}
@@ -96,6 +102,10 @@ func levelsTable(levels []int, runs []Run) string {
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, n := range levels {
 		rs := filter(runs, func(r Run) bool { return r.Conc == n })
+		if len(rs) == 0 {
+			fmt.Fprintf(&b, "| %d | not crawled: a run failed | | | | | |\n", n)
+			continue
+		}
 		wall := fmt.Sprintf("%.2f", med(rs, func(r Run) float64 { return r.WallSec }))
 		if len(filter(rs, func(r Run) bool { return r.TimedOut })) > 0 {
 			wall = "killed at " + wall

@@ -39,7 +39,7 @@ func TestScaleTable(t *testing.T) {
 		"| 1000 | 1000 / 1000 | 50.0 |",
 		"| 3000 | 3000 / 3000 | 150.0 |",
 		"| 10000 | 10000 / 10000 | killed at 600.0 |",
-		"| 30000 | skipped",
+		"| 30000 | skipped: the crawl of 10000 pages was killed",
 		"From 1000 to 3000 pages (3.0×), the wall time grew 3.0×",
 	} {
 		if !strings.Contains(out, want) {
