@@ -17,7 +17,9 @@
 #   BENCH_CONCURRENCY=8              --concurrency, --max-threads, Parallelism
 #   BENCH_PROFILE=1                  then one more crawler run with --cpuprofile
 #   BENCH_CRAWLER_FLAGS=             more `crawler crawl` flags, e.g. --tokens=false
-# Arguments are passed on to the runner (bin/bench-run -h lists them).
+# Arguments are passed on to the runner (bin/bench-run -h lists them):
+# -synth 100000, for one, crawls bench/serve's synthetic site of 100,000
+# pages instead of the documentation.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

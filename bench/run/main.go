@@ -100,7 +100,7 @@ func main() {
 	var c config
 	var tools string
 	flag.StringVar(&c.root, "root", "", "directory to serve (the python3.11-doc HTML tree)")
-	flag.IntVar(&c.synth, "synth", 0, "serve a synthetic site of this many pages instead of -root (bench/serve -synth)")
+	flag.IntVar(&c.synth, "synth", 0, "serve a synthetic site of this many pages instead of -root, which is then ignored (bench/serve -synth)")
 	flag.StringVar(&c.out, "out", "", "results directory (default .local-bench/results/TIME)")
 	flag.IntVar(&c.runs, "runs", 5, "runs per tool")
 	flag.StringVar(&tools, "tools", "crawler,crawler-recrawl,wget2,colly,wget2-serial", "tools to run, comma-separated: crawler, crawler-recrawl (a crawl, then --recrawl timed), wget2, colly, wget2-serial (--max-threads=1)")
@@ -141,8 +141,8 @@ func run(ctx context.Context, c config) error {
 	switch {
 	case len(c.scale) > 0 && len(c.levels) > 0:
 		return errors.New("-scale and -levels exclude each other")
-	case len(c.scale) == 0 && (c.root == "") == (c.synth == 0):
-		return errors.New("one of -root and -synth is required")
+	case len(c.scale) == 0 && c.root == "" && c.synth == 0:
+		return errors.New("-root or -synth is required")
 	case c.runs < 1:
 		return fmt.Errorf("-runs must be at least 1")
 	}
