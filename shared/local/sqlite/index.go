@@ -24,8 +24,12 @@ import (
 // page of the index touched once, and the full-text index writes one
 // segment for all of them: measured in BENCHMARKS.md.
 
-// indexBatch is the most piles one IndexPending write takes.
+// indexBatch is the most piles one IndexPending write takes, and
+// indexBytes the most text (past the first pile): a batch of large pages
+// must not hold hundreds of them in memory at once.
 const indexBatch = 256
+
+var indexBytes = 16 << 20 // a variable for tests
 
 // IndexPending writes the full-text rows and token counts of up to a
 // batch of text piles that have none yet, and returns how many it wrote.
@@ -125,13 +129,18 @@ func unindexedPiles(ctx context.Context, tx *wtx) ([]unindexedPile, error) {
 	}
 	defer rows.Close()
 	var out []unindexedPile
-	for rows.Next() {
+	size := 0
+	for size < indexBytes && rows.Next() {
 		var p unindexedPile
 		if err := rows.Scan(&p.id, &p.title, &p.desc, &p.tokens, &p.text[0], &p.text[1], &p.text[2], &p.text[3],
 			&p.text[4], &p.text[5]); err != nil {
 			return nil, fmt.Errorf("read unindexed text piles: %w", err)
 		}
 		out = append(out, p)
+		size += len(p.tokens)
+		for _, t := range p.text {
+			size += len(t)
+		}
 	}
 	return out, rows.Err()
 }

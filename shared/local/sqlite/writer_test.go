@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -220,4 +221,42 @@ func FuzzDecodeTokens(f *testing.F) {
 			t.Fatalf("%q: round trip %v, %v; want %v", b, again, err, toks)
 		}
 	})
+}
+
+// TestIndexBatchBoundedByBytes: IndexPending takes piles until their
+// text passes indexBytes (one pile past it at most), so a run of large
+// pages is indexed a few at a time, not hundreds at once.
+func TestIndexBatchBoundedByBytes(t *testing.T) {
+	ctx := context.Background()
+	d := openTest(t)
+	defer func(b int) { indexBytes = b }(indexBytes)
+	indexBytes = 1000
+	for i := range 5 {
+		id := d.testPile(t, fmt.Sprint("big", i))
+		text := strings.Repeat(fmt.Sprintf("word%d ", i), 100) // 600 bytes
+		if _, err := d.exec(ctx, `UPDATE text_pile SET text=? WHERE text_pile_id=?`, text, id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title) VALUES(?,'')`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var batches []int
+	for {
+		n, err := d.IndexPending(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			break
+		}
+		batches = append(batches, n)
+	}
+	if want := []int{2, 2, 1}; !reflect.DeepEqual(batches, want) {
+		t.Errorf("batches of %v piles, want %v", batches, want)
+	}
+	var fts int
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM full_text_entity_index`).Scan(&fts); err != nil || fts != 5 {
+		t.Errorf("%d full-text rows (%v), want 5", fts, err)
+	}
 }
