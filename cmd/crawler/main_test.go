@@ -25,7 +25,7 @@ import (
 // start it as a real process (and SIGKILL it).
 func TestMain(m *testing.M) {
 	if os.Getenv("CRAWLER_AS_MAIN") == "1" {
-		os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+		main() // with its signal handling
 	}
 	os.Exit(m.Run())
 }
@@ -259,6 +259,66 @@ func TestKillAndResume(t *testing.T) {
 	}
 	if got, want := countRows(t, data, `SELECT count(*) FROM crawl_frontier`), countRows(t, refData, `SELECT count(*) FROM crawl_frontier`); got != want {
 		t.Errorf("resumed crawl knows %d URLs, uninterrupted %d", got, want)
+	}
+}
+
+// TestTermAndResume: SIGTERM ends a crawl within a few seconds, even with
+// a request hanging at the server (/hang answers after 30 s, the timeout
+// is 60 s), says how to continue, and the next run finishes the crawl as
+// if nothing had happened.
+func TestTermAndResume(t *testing.T) {
+	args := func(data, url, timeout string) []string {
+		return []string{"crawl", "--data", data, "--max-depth", "8", "--delay", "40ms", "--timeout", timeout, "--quiet", url + "/"}
+	}
+	ref := testsite.New()
+	defer ref.Close()
+	ref.SetHang(0)
+	refData := t.TempDir()
+	if out, err := crawlerCmd(args(refData, ref.URL, "2s")...).CombinedOutput(); err != nil {
+		t.Fatalf("reference crawl: %v\n%s", err, out)
+	}
+
+	site := testsite.New() // /hang hangs
+	defer site.Close()
+	data := t.TempDir()
+	cmd := crawlerCmd(args(data, site.URL, "60s")...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	time.Sleep(1500 * time.Millisecond)
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		took := time.Since(sent)
+		t.Logf("ended %v after SIGTERM, /hang requested %d times", took, site.Counts()["/hang"])
+		if took > 5*time.Second {
+			t.Errorf("the crawl took %v to end after SIGTERM", took)
+		}
+		if err != nil {
+			t.Errorf("interrupted crawl: %v (want exit 0)\n%s", err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "interrupted; run the same command again to continue") {
+			t.Errorf("interrupted crawl said %q", stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the crawl did not end within 20 s of SIGTERM")
+	}
+
+	site.SetHang(0)
+	if out, err := crawlerCmd(args(data, site.URL, "2s")...).CombinedOutput(); err != nil {
+		t.Fatalf("resumed crawl: %v\n%s", err, out)
+	}
+	if got, want := crawledPaths(t, data, site.URL), crawledPaths(t, refData, ref.URL); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("resumed crawl logged\n%s\nuninterrupted crawl logged\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if n := countRows(t, data, `SELECT (SELECT count(*) FROM text_pile) - (SELECT count(*) FROM full_text_entity_index)`); n != 0 {
+		t.Errorf("%d text piles not indexed after the resumed crawl", n)
 	}
 }
 
