@@ -615,7 +615,12 @@ func indexiness(d *crawl.Document) int {
 	if d.Description != nil {
 		score += 15
 	}
-	words := len(strings.Fields(d.Text.Text))
+	words := 0
+	for range strings.FieldsSeq(d.Text.Text) {
+		if words++; words >= 500 {
+			break // the score counts 500 words at most
+		}
+	}
 	score += min(50, words/10)
 	return score
 }

@@ -514,3 +514,23 @@ func TestExtractIndexiness(t *testing.T) {
 		})
 	}
 }
+
+// TestDetectLanguageSample: the detector reads the first detectSample
+// bytes of a long page (cut on a character), and tells its language as
+// it does for a short one.
+func TestDetectLanguageSample(t *testing.T) {
+	fr := "Le gardien du phare allume la lampe chaque soir et surveille la mer jusqu'au matin. "
+	de := "Der Leuchtturmwärter zündet jeden Abend die Lampe an und bewacht das Meer bis zum Morgen. "
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"short French", fr + fr, "fr"},
+		{"long French", strings.Repeat(fr, 5000), "fr"},
+		{"long German, multi-byte letters at the cut", strings.Repeat(de, 5000), "de"},
+		{"French first, German past the sample", strings.Repeat(fr, 400) + strings.Repeat(de, 5000), "fr"},
+	} {
+		if got := detectLanguage(tc.text); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

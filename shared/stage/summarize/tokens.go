@@ -15,7 +15,7 @@ import (
 func Tokens(p crawl.TextPile) map[string]int {
 	out := map[string]int{}
 	for _, f := range []string{p.Text, p.SecondaryText, p.BigHeadlines, p.SmallHeadlines, p.CodeText, p.QuoteText} {
-		for _, w := range strings.FieldsFunc(f, isSeparator) {
+		for w := range strings.FieldsFuncSeq(f, isSeparator) {
 			w = norm.NFC.String(strings.ToLower(w))
 			if len(w) < 2 || len(w) > 64 {
 				continue
