@@ -105,7 +105,7 @@ e2e-down:
 ## BENCHMARKS.md.
 bench: bench-go bench-crawl
 
-.PHONY: bench-go bench-crawl bench-quick bench-profile bench-build bench-scale bench-concurrency
+.PHONY: bench-go bench-crawl bench-quick bench-profile bench-build bench-scale bench-concurrency bench-bodies
 BENCH_DOC_ROOT_CMD := bench/inputs.sh | sed -n 's/^DOC_ROOT=//p'
 
 ## bench-go: parse and extraction, URL normalization, SQLite writes per page
@@ -142,6 +142,11 @@ bench-build: crawler
 SCALE_SIZES ?= 10000,30000,100000
 bench-scale: bench-build
 	$(BIN)/bench-run -scale $(SCALE_SIZES) -runs $${BENCH_RUNS:-1} -concurrency $${BENCH_CONCURRENCY:-8} -timeout $${BENCH_TIMEOUT:-0}
+
+## bench-bodies: the crawler's peak RSS on one page of BODIES_MB (1,10,50)
+## MB of HTML (bench/bodies.sh)
+bench-bodies:
+	bench/bodies.sh
 
 ## bench-concurrency: the crawler alone on the python3.11-doc tree
 ## (bench/inputs.sh) at each --concurrency of CONC_LEVELS, BENCH_RUNS (1)

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# bodies.sh: the crawler's peak memory on one large page. Writes pages of
+# BODIES_MB (1,10,50) MB of HTML (paragraphs of text, each with a link
+# among 500 targets) into .local-bench/bodies/, serves them with
+# bench/serve, crawls each with --max-resource-size 64 MiB, and prints
+# the wall time and peak RSS (/usr/bin/time) of each crawl.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+$GO build -trimpath -o bin/crawler ./cmd/crawler
+$GO build -trimpath -o bin/bench-serve ./bench/serve
+
+dir=.local-bench/bodies
+mkdir -p "$dir"
+sizes=${BODIES_MB:-1,10,50}
+for mb in ${sizes//,/ }; do
+	[ -s "$dir/big$mb.html" ] && continue
+	awk -v mb="$mb" 'BEGIN {
+		printf "<!doctype html><html><head><title>%d MB</title></head><body>\n", mb
+		for (size = 0; size < mb * 1048576; i++) {
+			line = sprintf("<p>Lorem ipsum dolor sit amet, <a href=\"/p%d.html\">link</a> consectetur adipiscing elit sed do eiusmod tempor.</p>\n", i % 500)
+			printf "%s", line
+			size += length(line)
+		}
+		print "</body></html>"
+	}' >"$dir/big$mb.html"
+	printf '<html><body><a href="big%s.html">big</a></body></html>\n' "$mb" >"$dir/index$mb.html"
+done
+
+port=$((20000 + RANDOM % 20000))
+bin/bench-serve -root "$dir" -addr "127.0.0.1:$port" -stats /dev/null >/dev/null 2>&1 &
+serve=$!
+trap 'kill $serve 2>/dev/null' EXIT
+sleep 0.5
+
+echo "| body | wall s | peak RSS MB |"
+echo "|---:|---:|---:|"
+for mb in ${sizes//,/ }; do
+	data=$(mktemp -d)
+	/usr/bin/time -f "%e %M" -o "$data/time" bin/crawler crawl --data "$data/crawl" --delay 0 --quiet --allow-private \
+		--max-resource-size 67108864 "http://127.0.0.1:$port/index$mb.html" >/dev/null
+	read -r wall kb <"$data/time"
+	echo "| $mb MB | $wall | $((kb / 1024)) |"
+	rm -rf "$data"
+done
