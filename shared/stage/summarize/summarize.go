@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/google/uuid"
 
@@ -45,6 +46,14 @@ type Summarizer struct {
 	blobs Blobs
 	cfg   Config
 	log   *slog.Logger
+
+	// sameText serializes, within this process, the summaries of pages
+	// whose text hashes to the same stripe: planned at once, two copies
+	// of one text would each find no original and both become one. In
+	// the embedded home every summary runs in this process, so of two
+	// identical pages exactly one is the other's duplicate; across
+	// Lambda instances the race remains (docs/aws.md).
+	sameText [64]sync.Mutex
 }
 
 // New returns a summarize stage.
@@ -91,6 +100,14 @@ func (s *Summarizer) HandleDocument(ctx context.Context, t crawl.SummarizeTask, 
 }
 
 func (s *Summarizer) summarize(ctx context.Context, t crawl.SummarizeTask, cr crawl.Crawl, doc *crawl.Document) error {
+	if doc != nil && !doc.Text.Empty() {
+		if len(doc.Text.Digest) == 0 {
+			doc.Text.Digest = doc.Text.ComputeDigest()
+		}
+		mu := &s.sameText[int(doc.Text.Digest[0])%len(s.sameText)]
+		mu.Lock()
+		defer mu.Unlock()
+	}
 	for attempt := 0; ; attempt++ {
 		u, err := s.plan(ctx, cr, doc)
 		if err != nil {

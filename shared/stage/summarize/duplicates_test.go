@@ -1,0 +1,71 @@
+package summarize
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+)
+
+// TestCopiesSummarizedAtOnce: pages with the same text, summarized at
+// the same moment by one process (the embedded home's parsers run in
+// parallel), end up as one original and the rest its duplicates, never
+// as several originals that each missed the others.
+func TestCopiesSummarizedAtOnce(t *testing.T) {
+	ctx := context.Background()
+	for round := range 5 {
+		t.Run(fmt.Sprint("round ", round), func(t *testing.T) {
+			db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "crawl.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			if err := db.RegisterAgent(ctx, crawl.Agent{UUID: "agent", Name: "t", TimeStarted: 1}); err != nil {
+				t.Fatal(err)
+			}
+			const copies = 8
+			tasks := make([]crawl.SummarizeTask, copies)
+			for i := range tasks {
+				u := fmt.Sprintf("http://example.com/copy-%d", i)
+				body := fmt.Sprintf("<p>the same words</p><!-- %d -->", i)
+				size := int64(len(body))
+				cr := crawl.Crawl{
+					Log: crawl.CrawlLog{AgentUUID: "agent", URL: u, CrawlType: crawl.CrawlFirst, CrawlUUID: fmt.Sprint("c", i),
+						TimeStarted: 100, ExitCode: crawl.ExitComplete},
+					File: &crawl.File{URL: u, MIMEType: "text/html", FileSize: &size, BodyKey: crawl.BodyKey([]byte(body))},
+				}
+				if _, err := db.RecordCrawl(ctx, cr, nil); err != nil {
+					t.Fatal(err)
+				}
+				tasks[i] = crawl.SummarizeTask{URL: u, CrawlUUID: cr.Log.CrawlUUID}
+			}
+			s := New(db, nil, Config{}, slog.New(slog.DiscardHandler))
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for _, task := range tasks {
+				wg.Go(func() {
+					<-start
+					doc := &crawl.Document{URL: task.URL, Text: crawl.TextPile{Text: "the same words"}}
+					if err := s.HandleDocument(ctx, task, doc); err != nil {
+						t.Errorf("summarize %s: %v", task.URL, err)
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			var originals, duplicates int
+			if err := db.SQL().QueryRow(`SELECT count(*) FILTER (WHERE marked_duplicate=0), count(*) FILTER (WHERE marked_duplicate=1)
+				FROM entity_generation`).Scan(&originals, &duplicates); err != nil {
+				t.Fatal(err)
+			}
+			if originals != 1 || duplicates != copies-1 {
+				t.Errorf("%d originals and %d duplicates, want 1 and %d", originals, duplicates, copies-1)
+			}
+		})
+	}
+}
