@@ -34,8 +34,9 @@ run: crawler
 ## One package at a time (-p 1): ministack 1.5.33 mixes up messages when
 ## two test binaries use its SQS at once (a message received twice, a
 ## receipt handle refused), which parallel packages would turn into flakes.
+## WARC files are also read with warcio (infra/pytools.sh) in the tests.
 test: vet fmt-check
-	infra/with-emulators.sh $(GO) test -p 1 -count=1 ./...
+	CRAWLER_TEST_PYTOOLS=$$(infra/pytools.sh bin) infra/with-emulators.sh $(GO) test -p 1 -count=1 ./...
 
 ## unit: every test that needs no emulator (the AWS adapters' are skipped)
 unit: vet fmt-check
@@ -43,7 +44,7 @@ unit: vet fmt-check
 
 ## race: every test under the race detector (slower; CI runs it)
 race:
-	infra/with-emulators.sh $(GO) test -p 1 -race -count=1 ./...
+	CRAWLER_TEST_PYTOOLS=$$(infra/pytools.sh bin) infra/with-emulators.sh $(GO) test -p 1 -race -count=1 ./...
 
 ## test-localstack: the AWS adapters' tests, the contract suite among
 ## them, against real LocalStack 4.14.0 on the host (SQS, S3, and
