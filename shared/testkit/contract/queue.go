@@ -190,10 +190,14 @@ func Queue(t *testing.T, open QueueOpener) {
 			if err := q.ChangeVisibility(t.Context(), m, 0); err != nil {
 				t.Fatal(err)
 			}
+			// (Counts are SQS's ApproximateReceiveCount: a receive whose
+			// response was lost and retried by the SDK, as on a loaded
+			// machine, counts too; so "at least", and rising.)
 			m = receiveN(t, q, 1, time.Second)[0]
-			if m.ReceiveCount != 2 {
-				t.Errorf("after ChangeVisibility(0): receive count %d, want 2", m.ReceiveCount)
+			if m.ReceiveCount < 2 {
+				t.Errorf("after ChangeVisibility(0): receive count %d, want 2 or more", m.ReceiveCount)
 			}
+			count := m.ReceiveCount
 			// ... and a retry's backoff delays it.
 			start := time.Now()
 			if err := q.ChangeVisibility(t.Context(), m, 2*time.Second); err != nil {
@@ -201,8 +205,8 @@ func Queue(t *testing.T, open QueueOpener) {
 			}
 			wantNone(t, q, "during the retry's backoff")
 			m = receiveN(t, q, 1, 5*time.Second)[0]
-			if waited := time.Since(start); waited < 1900*time.Millisecond || m.ReceiveCount != 3 {
-				t.Errorf("retried after %v with receive count %d, want at least 2 s and count 3", waited, m.ReceiveCount)
+			if waited := time.Since(start); waited < 1900*time.Millisecond || m.ReceiveCount <= count {
+				t.Errorf("retried after %v with receive count %d, want at least 2 s and a count over %d", waited, m.ReceiveCount, count)
 			}
 		}},
 		{"DeleteOne", func(t *testing.T) {
