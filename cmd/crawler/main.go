@@ -5,6 +5,7 @@
 //	crawler crawl  [flags] URL...   crawl until nothing is due
 //	crawler status [flags] URL      a URL's state and latest generation, as JSON
 //	crawler search [flags] QUERY    the full-text index, best first
+//	crawler export --warc FILE      the crawl's responses as WARC 1.1
 //	crawler enqueue [flags] URL...  send URLs to a deployed stack's enqueue queue
 //	crawler demo   [flags]          serve a demo site on loopback, crawl it, search it
 package main
@@ -28,6 +29,7 @@ commands:
   crawl   crawl the given URLs (and what they link to, within scope) until nothing is due
   status  show what the crawl knows of a URL, as JSON
   search  search the full-text index
+  export  write the crawl's responses as a WARC file (--warc FILE)
   enqueue send URLs to a deployed stack's enqueue queue (batched)
   wait    wait until a deployed stack's crawl has settled (its queues are empty)
   demo    serve a small demo site on loopback, crawl it, and search it
@@ -62,6 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdEnqueue(ctx, args[1:], stdout, stderr)
 	case "wait":
 		err = cmdWait(ctx, args[1:], stdout, stderr)
+	case "export":
+		err = cmdExport(ctx, args[1:], stdout, stderr)
 	case "demo":
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":

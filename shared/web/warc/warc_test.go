@@ -2,15 +2,15 @@ package warc
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/serverless-crawler/crawler/shared/testkit/warcio"
 )
 
 var at = time.Date(2026, 11, 25, 8, 30, 0, 0, time.UTC)
@@ -127,28 +127,21 @@ func TestRequestTarget(t *testing.T) {
 	}
 }
 
-// TestReadByWarcio: the file as warcio (PyPI), the library pywb and most
-// WARC tools build on, reads it: `warcio check` verifies every digest,
-// and its ArchiveIterator finds the records, targets, statuses and
-// bodies written. CRAWLER_TEST_PYTOOLS is infra/pytools.sh's venv bin
-// directory; make test sets it.
+// TestReadByWarcio: warcio (PyPI) reads the file: `warcio check`
+// verifies every digest, and its ArchiveIterator finds the records,
+// targets, statuses and bodies written.
 func TestReadByWarcio(t *testing.T) {
-	bin := os.Getenv("CRAWLER_TEST_PYTOOLS")
-	if bin == "" {
-		t.Skip("CRAWLER_TEST_PYTOOLS is not set (make test sets it from infra/pytools.sh)")
-	}
+	bin := warcio.Bin(t)
 	file, _ := write(t)
 	path := filepath.Join(t.TempDir(), "test.warc.gz")
 	if err := os.WriteFile(path, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(filepath.Join(bin, "warcio"), "check", "-v", path).CombinedOutput(); err != nil {
-		t.Fatalf("warcio check: %v\n%s", err, out)
-	}
-	records := WarcioRecords(t, bin, path)
-	var responses []map[string]any
+	warcio.Check(t, bin, path)
+	records := warcio.Records(t, bin, path)
+	var responses []warcio.Record
 	for _, r := range records {
-		if r["type"] == "response" {
+		if r.Type == "response" {
 			responses = append(responses, r)
 		}
 	}
@@ -157,43 +150,8 @@ func TestReadByWarcio(t *testing.T) {
 	}
 	for i, e := range exchanges() {
 		r := responses[i]
-		if r["uri"] != e.URL || r["status"] != fmt.Sprint(e.Status) || r["body"] != fmt.Sprintf("%x", e.Body) {
-			t.Errorf("warcio read %v, want %s %d and the body written", r, e.URL, e.Status)
+		if r.URI != e.URL || r.Status != fmt.Sprint(e.Status) || !bytes.Equal(r.Body, e.Body) {
+			t.Errorf("warcio read %s %s (%d bytes), want %s %d (%d bytes)", r.URI, r.Status, len(r.Body), e.URL, e.Status, len(e.Body))
 		}
 	}
-}
-
-// WarcioRecords reads the WARC file at path with warcio's ArchiveIterator
-// and returns each record's type, target URI, HTTP status and payload
-// (hex).
-func WarcioRecords(t *testing.T, bin, path string) []map[string]any {
-	t.Helper()
-	const script = `
-import json, sys
-from warcio.archiveiterator import ArchiveIterator
-with open(sys.argv[1], 'rb') as f:
-    for r in ArchiveIterator(f):
-        out = {"type": r.rec_type, "uri": r.rec_headers.get_header('WARC-Target-URI') or ""}
-        if r.http_headers is not None and r.rec_type == 'response':
-            out["status"] = r.http_headers.get_statuscode()
-        if r.rec_type == 'response':
-            out["body"] = r.content_stream().read().hex()
-        print(json.dumps(out))
-`
-	out, err := exec.Command(filepath.Join(bin, "python"), "-c", script, path).Output()
-	if err != nil {
-		if ee, ok := err.(*exec.ExitError); ok {
-			t.Fatalf("warcio: %v\n%s", err, ee.Stderr)
-		}
-		t.Fatalf("warcio: %v", err)
-	}
-	var recs []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("warcio printed %q: %v", line, err)
-		}
-		recs = append(recs, m)
-	}
-	return recs
 }

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
+	"github.com/serverless-crawler/crawler/shared/testkit/warcio"
+)
+
+// TestExportWARC: a crawl exported with --warc reads in warcio: every
+// response the crawl got is a response record (with its request record
+// beside it), and a page's body is the one the server sent. A body
+// missing from the blob store is left out and said so; a failed export
+// leaves no file.
+func TestExportWARC(t *testing.T) {
+	bin := warcio.Bin(t)
+	site := testsite.New()
+	defer site.Close()
+	site.SetHang(0)
+	data := t.TempDir()
+	if _, stderr, code := runCLI(t, "crawl", "--data", data, "--max-depth", "8", "--delay", "1ms", "--timeout", "2s", site.URL+"/"); code != 0 {
+		t.Fatalf("crawl exit %d: %s", code, stderr)
+	}
+	path := filepath.Join(t.TempDir(), "crawl.warc.gz")
+	_, stderr, code := runCLI(t, "export", "--data", data, "--warc", path)
+	if code != 0 {
+		t.Fatalf("export exit %d: %s", code, stderr)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm()&0o044 == 0 {
+		t.Errorf("exported file: %v, %v (want readable by others, as files are)", fi, err)
+	}
+	warcio.Check(t, bin, path)
+	responses := countRows(t, data, `SELECT count(*) FROM request WHERE http_status_code IS NOT NULL`)
+	count := map[string]int{}
+	var alice *warcio.Record
+	recs := warcio.Records(t, bin, path)
+	for i, r := range recs {
+		count[r.Type]++
+		if r.Type == "response" && r.URI == site.URL+"/team/alice.html" {
+			alice = &recs[i]
+		}
+	}
+	if count["warcinfo"] != 1 || count["response"] != responses || count["request"] != responses || responses < 10 {
+		t.Errorf("records %v, want 1 warcinfo and a response and a request for each of the %d responses", count, responses)
+	}
+	if !strings.Contains(stderr, "exported "+strconv.Itoa(responses)+" responses") {
+		t.Errorf("export said %q, want the count %d", stderr, responses)
+	}
+	resp, err := http.Get(site.URL + "/team/alice.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if alice == nil {
+		t.Fatal("/team/alice.html has no response record")
+	}
+	if alice.Status != "200" || !bytes.Equal(alice.Body, served) {
+		t.Errorf("/team/alice.html in the WARC: status %s, %d bytes; want 200 and the %d bytes served", alice.Status, len(alice.Body), len(served))
+	}
+
+	// A body gone from the store: its responses are left out, and said so.
+	key := crawl.BodyKey(served)
+	if err := os.Remove(filepath.Join(data, "blobs", filepath.FromSlash(key))); err != nil {
+		t.Fatal(err)
+	}
+	gone := countRows(t, data, `SELECT count(*) FROM request r JOIN file f ON f.request_id=r.request_id
+		JOIN file_body fb ON fb.file_id=f.file_id WHERE fb.body_key='`+key+`'`)
+	_, stderr, code = runCLI(t, "export", "--data", data, "--warc", path)
+	if code != 0 || gone == 0 || !strings.Contains(stderr, "exported "+strconv.Itoa(responses-gone)+" responses") ||
+		!strings.Contains(stderr, strconv.Itoa(gone)+" bodies were not in") {
+		t.Errorf("export with a body missing (%d responses): exit %d, %s", gone, code, stderr)
+	}
+
+	// Nowhere to write: an error, and no file left behind.
+	bad := filepath.Join(t.TempDir(), "no-such-dir", "x.warc.gz")
+	if _, stderr, code := runCLI(t, "export", "--data", data, "--warc", bad); code != exitUsage || !strings.Contains(stderr, "cannot write") {
+		t.Errorf("export to a missing directory: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "export", "--data", data); code != exitUsage || !strings.Contains(stderr, "--warc FILE") {
+		t.Errorf("export without --warc: exit %d, %s", code, stderr)
+	}
+}
