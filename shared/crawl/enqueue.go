@@ -34,8 +34,13 @@ const (
 // EnqueueEvent asks the crawler to consider a URL: what users send to the
 // enqueue queue, and what the parser sends for every link it finds.
 type EnqueueEvent struct {
-	Version     int            `json:"v,omitempty"`
-	URL         string         `json:"url"`
+	Version int    `json:"v,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// URLs, given instead of URL, makes one event for each of them, the
+	// other fields shared (Each): up to MaxEventURLs in one message. The
+	// parser sends a page's links this way on AWS, where SQS bills by the
+	// message, and a user may too.
+	URLs        []string       `json:"urls,omitempty"`
 	Site        string         `json:"site,omitempty"`
 	Priority    int            `json:"priority,omitempty"`
 	Hops        int            `json:"hops,omitempty"`
@@ -113,10 +118,23 @@ func (ev EnqueueEvent) Validate() error {
 	if ev.Version > EnqueueVersion {
 		return fmt.Errorf("schema version %d is newer than this crawler understands (%d)", ev.Version, EnqueueVersion)
 	}
-	if strings.TrimSpace(ev.URL) == "" {
-		return fmt.Errorf(`"url" is required`)
-	}
-	if len(ev.URL) > MaxURLLength {
+	switch {
+	case len(ev.URLs) > 0 && ev.URL != "":
+		return fmt.Errorf(`give "url" or "urls", not both`)
+	case len(ev.URLs) > MaxEventURLs:
+		return fmt.Errorf(`"urls" has %d URLs, more than the %d one event may carry`, len(ev.URLs), MaxEventURLs)
+	case len(ev.URLs) > 0:
+		for i, u := range ev.URLs {
+			if strings.TrimSpace(u) == "" {
+				return fmt.Errorf(`"urls"[%d] is empty`, i)
+			}
+			if len(u) > MaxURLLength {
+				return fmt.Errorf(`"urls"[%d] is %d bytes long, more than the %d a URL may have`, i, len(u), MaxURLLength)
+			}
+		}
+	case strings.TrimSpace(ev.URL) == "":
+		return fmt.Errorf(`"url" (or "urls") is required`)
+	case len(ev.URL) > MaxURLLength:
 		return fmt.Errorf(`"url" is %d bytes long, more than the %d a URL may have`, len(ev.URL), MaxURLLength)
 	}
 	if len(ev.Site) > MaxURLLength {
@@ -137,6 +155,24 @@ func (ev EnqueueEvent) Validate() error {
 		return fmt.Errorf(`"enqueue_type" must be one of none, forced, reenqueued, export, status; got %q`, ev.EnqueueType)
 	}
 	return nil
+}
+
+// MaxEventURLs is the most URLs one enqueue event may carry in "urls".
+const MaxEventURLs = 1000
+
+// Each returns the events ev stands for: itself, or, when it carries
+// URLs, one event per URL with the other fields shared.
+func (ev EnqueueEvent) Each() []EnqueueEvent {
+	if len(ev.URLs) == 0 {
+		return []EnqueueEvent{ev}
+	}
+	out := make([]EnqueueEvent, len(ev.URLs))
+	for i, u := range ev.URLs {
+		e := ev
+		e.URL, e.URLs = u, nil
+		out[i] = e
+	}
+	return out
 }
 
 // Truncate shortens s to n bytes, marking the cut, for messages and logs.

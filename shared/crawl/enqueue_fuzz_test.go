@@ -15,7 +15,7 @@ func FuzzParseEnqueueEvent(f *testing.F) {
 	for _, s := range []string{
 		`https://example.com/`, `{"url":"https://example.com/"}`, `"https://example.com/a b"`,
 		`{"v":1,"url":"https://example.com/a","site":"example.com","priority":3,"hops":1,"max_depth":2,"enqueue_type":"forced","metadata":{"k":[1,2]}}`,
-		`{"url":"x","hops":-1}`, `{"url":"x"} trailing`, `{"url":"x","unknown":1}`, ``, `{}`, `null`,
+		`{"urls":["https://example.com/a","https://example.com/b"],"hops":1}`, `{"url":"x","urls":["y"]}`, `{"url":"x","hops":-1}`, `{"url":"x"} trailing`, `{"url":"x","unknown":1}`, ``, `{}`, `null`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -29,6 +29,11 @@ func FuzzParseEnqueueEvent(f *testing.F) {
 		}
 		if err := ev.Validate(); err != nil {
 			t.Fatalf("decoded an event that does not validate: %v", err)
+		}
+		for _, e := range ev.Each() {
+			if err := e.Validate(); err != nil || e.URL == "" {
+				t.Fatalf("an event of %d URLs stands for one that does not validate (%q): %v", len(ev.URLs), e.URL, err)
+			}
 		}
 		b, err := json.Marshal(ev)
 		if err != nil {

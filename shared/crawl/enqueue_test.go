@@ -2,6 +2,8 @@ package crawl_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -57,6 +59,17 @@ func TestParseEnqueueEvent(t *testing.T) {
 			body: `"https://example.com/a b"`,
 			want: crawl.EnqueueEvent{Version: 1, URL: "https://example.com/a b", EnqueueType: crawl.EnqueueNone},
 		},
+		{
+			name: "several URLs in one event",
+			body: `{"urls":["https://example.com/a","https://example.com/b"],"hops":2,"parent":"https://example.com/"}`,
+			want: crawl.EnqueueEvent{Version: 1, URLs: []string{"https://example.com/a", "https://example.com/b"}, Hops: 2,
+				Parent: "https://example.com/", EnqueueType: crawl.EnqueueNone},
+		},
+		{name: "url and urls", body: `{"url":"https://example.com/","urls":["https://example.com/a"]}`, wantErr: `give "url" or "urls", not both`},
+		{name: "an empty URL in urls", body: `{"urls":["https://example.com/a"," "]}`, wantErr: `"urls"[1] is empty`},
+		{name: "a URL in urls too long", body: `{"urls":["https://example.com/` + strings.Repeat("a", 8192) + `"]}`, wantErr: `"urls"[0] is 8212 bytes long`},
+		{name: "too many urls", body: `{"urls":[` + strings.Repeat(`"https://example.com/",`, 1000) + `"https://example.com/"]}`, wantErr: `"urls" has 1001 URLs, more than the 1000`},
+		{name: "empty urls", body: `{"urls":[]}`, wantErr: `"url" (or "urls") is required`},
 		{name: "empty body", body: "", wantErr: "empty message"},
 		{name: "not UTF-8", body: "http://example.com/\xb5", wantErr: "message is not UTF-8 text"},
 		{name: "hops past the bound", body: `{"url":"https://example.com/","hops":1000001}`, wantErr: `"hops" must be from 0 to 1000000`},
@@ -71,10 +84,10 @@ func TestParseEnqueueEvent(t *testing.T) {
 		{name: "negative max_depth", body: `{"url":"https://example.com/","max_depth":-3}`, wantErr: `"max_depth" must be from 0 to 1000000, got -3`},
 		{name: "version too new", body: `{"v":2,"url":"https://example.com/"}`, wantErr: "schema version 2 is newer"},
 		{name: "negative version", body: `{"v":-1,"url":"https://example.com/"}`, wantErr: `"v" must be`},
-		{name: "missing url", body: `{"hops":1}`, wantErr: `"url" is required`},
-		{name: "blank url", body: `{"url":"  "}`, wantErr: `"url" is required`},
-		{name: "null url", body: `{"url":null}`, wantErr: `"url" is required`},
-		{name: "empty JSON string", body: `""`, wantErr: `"url" is required`},
+		{name: "missing url", body: `{"hops":1}`, wantErr: `"url" (or "urls") is required`},
+		{name: "blank url", body: `{"url":"  "}`, wantErr: `"url" (or "urls") is required`},
+		{name: "null url", body: `{"url":null}`, wantErr: `"url" (or "urls") is required`},
+		{name: "empty JSON string", body: `""`, wantErr: `"url" (or "urls") is required`},
 		{name: "wrong field type", body: `{"url":"https://example.com/","hops":"1"}`, wantErr: "not a valid enqueue event"},
 		{name: "truncated JSON object", body: `{"url":"https://example.com/"`, wantErr: "not a valid enqueue event"},
 		{name: "trailing data after the object", body: `{"url":"https://example.com/"} {"url":"https://example.org/"}`, wantErr: "after the JSON object"},
@@ -146,4 +159,46 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestEach: an event of several URLs stands for one event per URL, with
+// the other fields shared; an event of one URL stands for itself.
+func TestEach(t *testing.T) {
+	two := 2
+	ev := crawl.EnqueueEvent{URLs: []string{"http://a/", "http://b/"}, Hops: 1, MaxDepth: &two, Parent: "http://p/", Overflow: true}
+	got := ev.Each()
+	if len(got) != 2 {
+		t.Fatalf("%d events, want 2", len(got))
+	}
+	for i, u := range []string{"http://a/", "http://b/"} {
+		want := crawl.EnqueueEvent{URL: u, Hops: 1, MaxDepth: &two, Parent: "http://p/", Overflow: true}
+		if !reflect.DeepEqual(got[i], want) {
+			t.Errorf("event %d: %+v, want %+v", i, got[i], want)
+		}
+	}
+	one := crawl.EnqueueEvent{URL: "http://a/"}
+	if got := one.Each(); len(got) != 1 || !reflect.DeepEqual(got[0], one) {
+		t.Errorf("one URL: %+v", got)
+	}
+}
+
+// TestSampleEvents: the sample enqueue events in events/ (the README's
+// and the e2e test's fixtures) read as documented.
+func TestSampleEvents(t *testing.T) {
+	for file, urls := range map[string]int{"enqueue-message.json": 1, "enqueue-urls.json": 3, "enqueue-url.txt": 1, "enqueue-malformed.json": 0} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "events", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := crawl.ParseEnqueueEvent(b)
+		if urls == 0 {
+			if crawl.KindOf(err) != crawl.KindInvalid {
+				t.Errorf("%s: %v, want an invalid event", file, err)
+			}
+			continue
+		}
+		if err != nil || len(ev.Each()) != urls {
+			t.Errorf("%s: %d events, %v; want %d", file, len(ev.Each()), err, urls)
+		}
+	}
 }

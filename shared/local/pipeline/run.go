@@ -148,8 +148,7 @@ func (r *runner) newStages(cfg Config) *stages {
 		if err != nil {
 			return err
 		}
-		_, err = st.sched.Admit(ctx, ev)
-		return err
+		return st.sched.AdmitEach(ctx, ev, nil)
 	}}
 	st.summarize = worker{queue: QueueSummarize, batch: 16, lanes: 4, handle: crawl.TaskHandler(st.summarizer.Handle)}
 	enqueue := r.inline(st.admit)

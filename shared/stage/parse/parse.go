@@ -5,6 +5,7 @@
 package parse
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,7 +47,18 @@ type Config struct {
 	// FollowNofollow, if true, follows links marked rel="nofollow"
 	// (they are recorded either way).
 	FollowNofollow bool
+	// LinksPerMessage, above 1, packs up to that many of a page's links
+	// into one enqueue event ("urls", at most crawl.MaxEventURLs and
+	// maxLinksMessage bytes): on AWS, where SQS bills by the message and
+	// Lambda by the batch, a page's hundred links cost one message, not a
+	// hundred. The embedded home sends one link a message, each admitted
+	// on a lane of its own.
+	LinksPerMessage int
 }
+
+// maxLinksMessage bounds a packed enqueue event's size, within SQS's
+// 256 KiB message limit.
+const maxLinksMessage = 192 << 10
 
 // Parser is the parse stage.
 type Parser struct {
@@ -144,19 +156,56 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 	}
 	seen := map[string]bool{t.URL: true}
 	var bodies [][]byte
+	base := crawl.EnqueueEvent{Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL}
+	var pack crawl.EnqueueEvent // links gathered for one packed event
+	size := 0
+	flush := func() error {
+		if len(pack.URLs) == 0 {
+			return nil
+		}
+		// Not HTML-escaped: a query's & stays one byte, as size counts it.
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		err := enc.Encode(pack)
+		bodies = append(bodies, bytes.TrimSpace(b.Bytes()))
+		pack.URLs, size = nil, 0
+		return err
+	}
+	followed := 0
 	for _, l := range doc.Links {
 		if seen[l.URL] || !Follows(l.DestinationType) || l.RelNofollow && !p.cfg.FollowNofollow {
 			continue
 		}
 		seen[l.URL] = true
-		ev := crawl.EnqueueEvent{URL: l.URL, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL}
+		ev := base
+		ev.URL = l.URL
 		// Past MaxURLsFromPage a link is recorded (too-many-urls), not crawled.
-		ev.Overflow = p.cfg.MaxURLsFromPage > 0 && len(bodies) >= p.cfg.MaxURLsFromPage
+		ev.Overflow = p.cfg.MaxURLsFromPage > 0 && followed >= p.cfg.MaxURLsFromPage
+		followed++
+		if p.cfg.LinksPerMessage > 1 && len(l.URL) <= crawl.MaxURLLength {
+			if len(pack.URLs) > 0 && (pack.Overflow != ev.Overflow || len(pack.URLs) >= min(p.cfg.LinksPerMessage, crawl.MaxEventURLs) ||
+				size+len(l.URL)+8 > maxLinksMessage-len(t.URL)-256) {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			if len(pack.URLs) == 0 {
+				pack = base
+				pack.Overflow = ev.Overflow
+			}
+			pack.URLs = append(pack.URLs, l.URL)
+			size += len(l.URL) + 8 // quotes, comma, and room for escapes
+			continue
+		}
 		b, err := json.Marshal(ev)
 		if err != nil {
 			return err
 		}
 		bodies = append(bodies, b)
+	}
+	if err := flush(); err != nil {
+		return err
 	}
 	for _, raw := range doc.InvalidLinks {
 		b, err := json.Marshal(crawl.EnqueueEvent{URL: raw, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL})

@@ -127,6 +127,39 @@ func (s *Scheduler) Admit(ctx context.Context, ev crawl.EnqueueEvent) (Outcome, 
 	}
 }
 
+// AdmitEach admits every event ev stands for (its URL, or each of its
+// URLs: crawl.EnqueueEvent.Each) and calls fn, if not nil, with each
+// outcome. A URL that cannot be admitted (KindInvalid) does not stop
+// the others; they are named in the KindInvalid error returned at the
+// end. Any other error stops at once, to be retried: admitting the URLs
+// already admitted again changes nothing.
+func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn func(crawl.EnqueueEvent, Outcome)) error {
+	var refused []string
+	var first error
+	evs := ev.Each()
+	for _, e := range evs {
+		out, err := s.Admit(ctx, e)
+		switch {
+		case err == nil:
+			if fn != nil {
+				fn(e, out)
+			}
+		case crawl.KindOf(err) == crawl.KindInvalid && len(evs) > 1:
+			refused = append(refused, e.URL)
+			if first == nil {
+				first = err
+			}
+		default:
+			return err
+		}
+	}
+	if len(refused) > 0 {
+		return crawl.E("admit", crawl.KindInvalid, fmt.Errorf("%d of the event's %d URLs refused (the others admitted), the first %q: %w",
+			len(refused), len(evs), crawl.Truncate(refused[0], 200), first))
+	}
+	return nil
+}
+
 func siteURL(site string) string {
 	if regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*://`).MatchString(site) {
 		return site

@@ -13,6 +13,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/s3blob"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
+	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/stage/parse"
 )
 
@@ -28,7 +29,7 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 		return nil, err
 	}
 	stage := parse.New(s3blob.New(c.S3, s.Bucket), db, sqsq.New(c.SQS, s.EnqueueQueue), sqsq.New(c.SQS, s.SummarizeQueue),
-		parse.Config{MaxURLsFromPage: 5000}, e.Log)
+		parse.Config{MaxURLsFromPage: 5000, LinksPerMessage: crawl.MaxEventURLs}, e.Log)
 	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
 		Queue: "parse", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.ParseQueue)},
 		Concurrency: 4, Log: e.Log,

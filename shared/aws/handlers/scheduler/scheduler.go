@@ -93,19 +93,22 @@ func (h *Scheduler) admit(ctx context.Context, body []byte) error {
 	if err != nil {
 		return err
 	}
-	out, err := h.Sched.Admit(ctx, ev)
+	var statusErr error
+	err = h.Sched.AdmitEach(ctx, ev, func(ev crawl.EnqueueEvent, out schedule.Outcome) {
+		h.Metrics.Add("Admissions", emf.Count, 1, "Outcome", string(out))
+		if out == schedule.StatusAsk && h.Status != nil && statusErr == nil {
+			st, err := h.Status.Status(ctx, ev.URL)
+			if err != nil {
+				statusErr = fmt.Errorf("status of %s: %w", ev.URL, err)
+				return
+			}
+			h.Log.InfoContext(ctx, "url status", "url", ev.URL, "status", st)
+		}
+	})
 	if err != nil {
 		return err
 	}
-	h.Metrics.Add("Admissions", emf.Count, 1, "Outcome", string(out))
-	if out == schedule.StatusAsk && h.Status != nil {
-		st, err := h.Status.Status(ctx, ev.URL)
-		if err != nil {
-			return fmt.Errorf("status of %s: %w", ev.URL, err)
-		}
-		h.Log.InfoContext(ctx, "url status", "url", ev.URL, "status", st)
-	}
-	return nil
+	return statusErr
 }
 
 // ScheduleEvent is the Input of the recrawl schedule.

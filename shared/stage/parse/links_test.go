@@ -1,0 +1,88 @@
+package parse
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/blobfs"
+)
+
+// TestLinksPacked: packed into few enqueue events (LinksPerMessage) or
+// sent one a message, a page's links stand for the same events, in the
+// same order, with the overflow past MaxURLsFromPage kept apart; every
+// packed message parses, and stays within SQS's message size.
+func TestLinksPacked(t *testing.T) {
+	var page strings.Builder
+	page.WriteString("<!doctype html><title>Links</title>")
+	for i := range 2500 {
+		fmt.Fprintf(&page, `<a href="/p/%d?a=1&amp;b=%d">p</a>`, i, i)
+	}
+	page.WriteString(`<a href="/p/1?a=1&amp;b=1">again</a><a rel=nofollow href="/hidden">x</a><a href="http://[bad/">bad</a>`)
+	long := strings.Repeat("x", 1000)
+	for i := range 400 {
+		fmt.Fprintf(&page, `<a href="/long/%d/%s">l</a>`, i, long)
+	}
+
+	type link struct {
+		URL      string
+		Overflow bool
+		Hops     int
+		Parent   string
+	}
+	run := func(t *testing.T, perMessage int) ([]link, int) {
+		ctx := context.Background()
+		blobs, err := blobfs.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := []byte(page.String())
+		key := crawl.BodyKey(body)
+		if err := blobs.Put(ctx, key, body); err != nil {
+			t.Fatal(err)
+		}
+		var enq, sum sent
+		p := New(blobs, noCanonical{}, &enq, &sum, Config{MaxURLsFromPage: 1200, LinksPerMessage: perMessage}, slog.New(slog.DiscardHandler))
+		if err := p.Handle(ctx, crawl.ParseTask{URL: "http://example.com/", CrawlUUID: "c1", BodyKey: key, MIMEType: "text/html", Hops: 3}); err != nil {
+			t.Fatal(err)
+		}
+		var links []link
+		for _, b := range enq.bodies {
+			if len(b) > 256<<10 {
+				t.Errorf("a message of %d bytes, over SQS's 256 KiB", len(b))
+			}
+			ev, err := crawl.ParseEnqueueEvent(b)
+			if err != nil {
+				t.Fatalf("a message the scheduler cannot read (%d bytes): %v", len(b), err)
+			}
+			for _, e := range ev.Each() {
+				links = append(links, link{e.URL, e.Overflow, e.Hops, e.Parent})
+			}
+		}
+		return links, len(enq.bodies)
+	}
+	one, n1 := run(t, 1)
+	if n1 != len(one) || len(one) < 2900 {
+		t.Fatalf("one link a message: %d messages for %d links", n1, len(one))
+	}
+	if one[0].Overflow || !one[1200].Overflow || one[0].Hops != 4 || one[0].Parent != "http://example.com/" {
+		t.Errorf("links: first %+v, 1201st %+v; want the overflow past 1200 marked, hops 4, the page as parent", one[0], one[1200])
+	}
+	for _, per := range []int{7, 1000, 5000} {
+		t.Run(fmt.Sprint(per, " a message"), func(t *testing.T) {
+			packed, n := run(t, per)
+			if !reflect.DeepEqual(packed, one) {
+				t.Fatalf("packed links differ from one a message (%d and %d links)", len(packed), len(one))
+			}
+			// 1,200 followed and 1,700 overflow links (400 of them 1 KB
+			// long, so split by size), plus the one invalid link alone.
+			if max := len(one)/min(per, crawl.MaxEventURLs) + 6; n > max {
+				t.Errorf("%d messages for %d links at %d a message, want at most %d", n, len(one), per, max)
+			}
+		})
+	}
+}
