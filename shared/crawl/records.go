@@ -64,6 +64,9 @@ type File struct {
 	// BodyKey is where the raw body is in the blob store (not a seed
 	// column: the seeds keep only the text, see FileText).
 	BodyKey string
+	// BodySHA256 is the body's SHA-256 in hex (ContentID): its key may
+	// name where it is kept rather than what it is.
+	BodySHA256 string
 	// Not seed columns, kept beside the file row: the charset the body
 	// was decoded from, and the response headers later stages read.
 	Charset         string

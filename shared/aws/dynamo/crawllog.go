@@ -45,6 +45,7 @@ const (
 	clMIMEType     = "mimetype"
 	clCanonical    = "canonical_url"
 	clBodyKey      = "body_key"
+	clBodySHA256   = "body_sha256"
 	clCharset      = "charset"
 	clContentType  = "content_type"
 	clContentLang  = "content_language"
@@ -208,6 +209,7 @@ func (d *DB) crawlLogItem(cr crawl.Crawl) map[string]types.AttributeValue {
 		fxPutOpt(m, clLastModified, fxOptN(f.LastModified))
 		fxPutOpt(m, clFileSize, fxOptN(f.FileSize))
 		fxPutOpt(m, clCanonical, fxOptS(f.CanonicalURL))
+		fxPutOpt(m, clBodySHA256, fxNonEmpty(f.BodySHA256))
 		fxPutOpt(m, clCharset, fxNonEmpty(f.Charset))
 		fxPutOpt(m, clContentType, fxNonEmpty(f.ContentType))
 		fxPutOpt(m, clContentLang, fxNonEmpty(f.ContentLanguage))
@@ -326,6 +328,7 @@ func decodeCrawlLog(it map[string]types.AttributeValue) (crawl.Crawl, error) {
 			MIMEType:        f.str(clMIMEType),
 			CanonicalURL:    f.optStr(clCanonical),
 			BodyKey:         f.str(clBodyKey),
+			BodySHA256:      f.str(clBodySHA256),
 			Charset:         f.str(clCharset),
 			ContentType:     f.str(clContentType),
 			ContentLanguage: f.str(clContentLang),

@@ -149,3 +149,26 @@ func TestRecordCrawlCancellationReasons(t *testing.T) {
 }
 
 var errAnyFailure = errors.New("any error")
+
+// TestPackedBodyRecord: a body packed in a WARC file has a key naming
+// the file and its span; the crawl keeps its SHA-256 beside it, so the
+// content is still known by what it is (File.ContentID).
+func TestPackedBodyRecord(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	cr := contract.CompleteCrawl("http://example.com/packed", "crawl-packed")
+	body := []byte("<html>packed</html>")
+	cr.File.BodyKey = "warc/2026/11/25/20261125083000-ab.warc.gz#344,766"
+	cr.File.BodySHA256 = crawl.BodySHA256(body)
+	next := contract.CrawledAs(logQueuedCandidate(t, db, cr.Log.URL, cr.Log.CrawlUUID), cr)
+	if _, err := db.RecordCrawl(ctx, cr, &next); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.GetCrawl(ctx, cr.Log.CrawlUUID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.File.BodyKey != cr.File.BodyKey || got.File.ContentID() != crawl.BodyKey(body) {
+		t.Errorf("read back key %q, content %q; want %q and %q", got.File.BodyKey, got.File.ContentID(), cr.File.BodyKey, crawl.BodyKey(body))
+	}
+}

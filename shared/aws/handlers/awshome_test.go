@@ -28,10 +28,12 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/handlers/parser"
 	"github.com/serverless-crawler/crawler/shared/aws/handlers/scheduler"
 	"github.com/serverless-crawler/crawler/shared/aws/handlers/summarizer"
+	"github.com/serverless-crawler/crawler/shared/aws/s3blob"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/aws/stack"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // awsHome is the four functions built as their main.go builds them, over
@@ -290,6 +292,35 @@ func TestCrawlTestSiteOnAWS(t *testing.T) {
 			t.Errorf("%s: exit %v, want %v", u, got, code)
 		}
 	}
+	// Bodies are packed in WARC files, read back with ranged GETs: each
+	// page's body is the one the site served, and the pages fetched at
+	// once in an invocation share a file.
+	bodies := warc.NewPacker(s3blob.New(h.clients.S3, h.settings.Bucket), warc.PackConfig{})
+	files := map[string]bool{}
+	for _, p := range testsite.Ordinary {
+		c, err := h.db.GetCandidate(ctx, site.URL+p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cr, err := h.db.GetCrawl(ctx, c.CrawlUUID)
+		if err != nil || cr.File == nil {
+			t.Fatalf("crawl of %s: %+v, %v", p, cr.File, err)
+		}
+		ref, ok := warc.ParseRef(cr.File.BodyKey)
+		if !ok {
+			t.Errorf("%s: body key %q is not in a WARC file", p, cr.File.BodyKey)
+			continue
+		}
+		files[ref.Object] = true
+		body, err := bodies.Get(ctx, cr.File.BodyKey)
+		if err != nil || crawl.BodyKey(body) != cr.File.ContentID() || int64(len(body)) != *cr.File.FileSize {
+			t.Errorf("%s: body read back: %d bytes, %v; want the %d bytes of content %s", p, len(body), err, *cr.File.FileSize, cr.File.ContentID())
+		}
+	}
+	if len(files) >= len(testsite.Ordinary) {
+		t.Errorf("%d WARC files for %d pages: no two bodies shared a file", len(files), len(testsite.Ordinary))
+	}
+	t.Logf("%d pages' bodies in %d WARC files", len(testsite.Ordinary), len(files))
 	st, err := h.db.Status(ctx, site.URL+"/docs/faq.html")
 	if err != nil || st.Generation == nil || st.Generation.Title == nil {
 		t.Errorf("status of the FAQ: %+v, %v", st, err)

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // API is the part of the S3 client the store uses.
@@ -169,4 +170,52 @@ func missing(err error) bool {
 	}
 	var re *awshttp.ResponseError
 	return errors.As(err, &re) && re.HTTPStatusCode() == http.StatusNotFound
+}
+
+// GetRange returns n bytes of the object under key from offset off (a
+// ranged GET: one request, billed as a GET, moving only those bytes), or
+// an error wrapping crawl.ErrNotFound. A range past the object's end is
+// an error. A server that ignores Range and sends the whole object (an
+// emulator may) is read and cut.
+func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	op := fmt.Sprintf("get blob %s, %d bytes at %d", key, n, off)
+	if err := checkKey(op, key); err != nil {
+		return nil, err
+	}
+	if off < 0 || n <= 0 {
+		return nil, crawl.Errorf(crawl.KindInvalid, "%s: invalid range", op)
+	}
+	s.counts.Gets.Add(1)
+	out, err := s.api.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key),
+		Range: aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1))})
+	if err != nil {
+		if missing(err) {
+			return nil, fmt.Errorf("%s: %w", op, crawl.ErrNotFound)
+		}
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	defer out.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(out.Body, off+n+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: read body: %w", op, err)
+	}
+	s.counts.GetBytes.Add(int64(len(b)))
+	switch {
+	case out.ContentRange != nil && int64(len(b)) == n:
+		return b, nil
+	case out.ContentRange == nil && int64(len(b)) >= off+n:
+		return b[off : off+n], nil // Range ignored: the whole object came
+	}
+	return nil, fmt.Errorf("%s: got %d bytes, Content-Range %q (past the object's end?)", op, len(b), aws.ToString(out.ContentRange))
+}
+
+// Keep stores a fetched body under its content address (crawl.BodyKey)
+// and returns that key: one object a body. The fetcher packs bodies with
+// warc.Packer instead; this is the plain store's side of the contract.
+func (s *Store) Keep(ctx context.Context, x warc.Exchange) (string, error) {
+	key := crawl.BodyKey(x.Body)
+	if err := s.Put(ctx, key, x.Body); err != nil {
+		return "", err
+	}
+	return key, nil
 }

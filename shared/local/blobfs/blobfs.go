@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // Store keeps blobs under a directory; a key is a slash-separated path.
@@ -81,4 +82,40 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, fmt.Errorf("get blob %s: %w", key, err)
 	}
 	return b, nil
+}
+
+// GetRange returns n bytes of the data under key from offset off, or
+// crawl.ErrNotFound; a range past the end is an error.
+func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, fmt.Errorf("get blob %s: %w", key, crawl.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get blob %s: %w", key, err)
+	}
+	defer f.Close()
+	if off < 0 || n <= 0 {
+		return nil, fmt.Errorf("get blob %s: invalid range %d+%d", key, off, n)
+	}
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("get blob %s, %d bytes at %d: %w", key, n, off, err)
+	}
+	return b, nil
+}
+
+// Keep stores a fetched body under its content address (crawl.BodyKey)
+// and returns that key: the embedded home keeps one file a body, which
+// also stores a body fetched twice once.
+func (s *Store) Keep(ctx context.Context, x warc.Exchange) (string, error) {
+	key := crawl.BodyKey(x.Body)
+	if err := s.Put(ctx, key, x.Body); err != nil {
+		return "", err
+	}
+	return key, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/serverless-crawler/crawler/shared/local/blobfs"
 	"github.com/serverless-crawler/crawler/shared/testkit/contract"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 var _ contract.BlobStore = (*blobfs.Store)(nil)
@@ -18,5 +19,17 @@ func TestContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		return s
+	})
+}
+
+// TestPackerContract: bodies packed in WARC files (warc.Packer) over the
+// file store keep the same contract.
+func TestPackerContract(t *testing.T) {
+	contract.Blobs(t, func(t *testing.T) contract.BlobStore {
+		s, err := blobfs.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return warc.NewPacker(s, warc.PackConfig{Prefix: "warc/", Software: "test"})
 	})
 }

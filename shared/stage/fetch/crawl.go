@@ -21,6 +21,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/web/safedial"
 	"github.com/serverless-crawler/crawler/shared/web/textenc"
 	"github.com/serverless-crawler/crawler/shared/web/urlnorm"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // outcome is a crawl to record and what follows from it.
@@ -316,13 +317,22 @@ func (f *Fetcher) stored(ctx context.Context, out *outcome, res response, finish
 		mt == "text/plain" && sniffed == "text/html" {
 		mt = sniffed
 	}
-	key := crawl.BodyKey(res.body)
-	if err := f.blobs.Put(ctx, key, res.body); err != nil {
+	x := warc.Exchange{URL: cr.Log.URL, Date: time.Unix(res.req.TimeSent, 0), Method: http.MethodGet,
+		Proto: res.resp.Proto, Status: res.resp.StatusCode, Response: h, Body: res.body}
+	if res.resp.Request != nil {
+		x.Request = res.resp.Request.Header.Clone()
+		x.Request.Set("Host", res.resp.Request.URL.Host)
+	}
+	// The body is kept before the crawl is recorded: a record never
+	// names a body that is not there.
+	key, err := f.bodies.Keep(ctx, x)
+	if err != nil {
 		return *out, fmt.Errorf("store body of %s: %w", cr.Log.URL, err)
 	}
 	size := int64(len(res.body))
 	file := &crawl.File{
 		URL: cr.Log.URL, LastModified: res.req.ServerLastModified, FileSize: &size, MIMEType: mt, BodyKey: key,
+		BodySHA256:  crawl.BodySHA256(res.body),
 		ContentType: ct, ContentLanguage: h.Get("Content-Language"), RobotsTag: strings.Join(h.Values("X-Robots-Tag"), ", "),
 	}
 	cr.File = file

@@ -17,6 +17,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/web/robots"
 	"github.com/serverless-crawler/crawler/shared/web/textenc"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // Store is what the fetch stage needs of the metadata store.
@@ -26,9 +27,12 @@ type Store interface {
 	GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error)
 }
 
-// Blobs stores raw bodies.
-type Blobs interface {
-	Put(ctx context.Context, key string, data []byte) error
+// Bodies keeps raw bodies: Keep stores a response's body and returns
+// the key it is read back by (the parse stage's Blobs.Get), once it is
+// stored. blobfs and s3blob keep one body a key; warc.Packer many to a
+// WARC file.
+type Bodies interface {
+	Keep(ctx context.Context, x warc.Exchange) (string, error)
 }
 
 // Sender sends messages to one queue.
@@ -94,7 +98,7 @@ type Queues struct {
 // Fetcher is the fetch stage.
 type Fetcher struct {
 	store        Store
-	blobs        Blobs
+	bodies       Bodies
 	q            Queues
 	client       *http.Client
 	robotsClient *http.Client
@@ -113,7 +117,7 @@ type Fetcher struct {
 // New returns a fetch stage. Pages are fetched without following
 // redirects (the stage records each hop as a crawl of its own); robots.txt
 // follows up to five (RFC 9309). Both use client's transport.
-func New(store Store, blobs Blobs, q Queues, client *http.Client, polite Politeness, cfg Config, log *slog.Logger) *Fetcher {
+func New(store Store, bodies Bodies, q Queues, client *http.Client, polite Politeness, cfg Config, log *slog.Logger) *Fetcher {
 	c := *client
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	rc := *client
@@ -123,7 +127,7 @@ func New(store Store, blobs Blobs, q Queues, client *http.Client, polite Politen
 		}
 		return nil
 	}
-	return &Fetcher{store: store, blobs: blobs, q: q, client: &c, robotsClient: &rc, robots: robots.NewCache(),
+	return &Fetcher{store: store, bodies: bodies, q: q, client: &c, robotsClient: &rc, robots: robots.NewCache(),
 		polite: polite, cfg: cfg, log: log, now: time.Now}
 }
 

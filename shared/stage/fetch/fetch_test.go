@@ -20,6 +20,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/local/politeness"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 	"github.com/serverless-crawler/crawler/shared/web/safedial"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 type recorder struct {
@@ -328,5 +329,68 @@ func TestBusyHostRecordsNothing(t *testing.T) {
 	cr, err := h.db.GetCrawl(ctx, "c1")
 	if err != nil || cr.Log.ExitCode != crawl.ExitComplete {
 		t.Fatalf("crawl after the host freed up = %v, %v; want complete", cr.Log.ExitCode, err)
+	}
+}
+
+// failingObjects is a blob store whose writes fail while down is set.
+type failingObjects struct {
+	*blobfs.Store
+	down bool
+}
+
+func (f *failingObjects) Put(ctx context.Context, key string, data []byte) error {
+	if f.down {
+		return errors.New("the object store is down")
+	}
+	return f.Store.Put(ctx, key, data)
+}
+
+// TestBodyKeptBeforeRecord: the body is stored before the crawl is
+// recorded. When it cannot be (its WARC file's PUT fails), the task
+// fails and nothing is recorded, so no record names a missing body and
+// the task's redelivery fetches the page again; once the store is back,
+// the crawl is recorded with a key that reads the body back.
+func TestBodyKeptBeforeRecord(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "<p>kept</p>")
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	h := newHarness(t, nil, nil)
+	fs, err := blobfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := &failingObjects{Store: fs, down: true}
+	packer := warc.NewPacker(objs, warc.PackConfig{Prefix: "warc/"})
+	h.f.bodies = packer
+	u := srv.URL + "/page"
+	pu, _ := url.Parse(u)
+	c := crawl.Candidate{URL: u, Host: pu.Host, CrawlType: crawl.CrawlFirst, State: crawl.StateQueued, CrawlUUID: "c1"}
+	if err := h.db.PutCandidate(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	task := crawl.FetchTask{URL: u, CrawlUUID: "c1", CrawlType: crawl.CrawlFirst}
+	if err := h.f.Handle(ctx, task); err == nil || !strings.Contains(err.Error(), "the object store is down") {
+		t.Fatalf("handle with the store down: %v, want its error", err)
+	}
+	if _, err := h.db.GetCrawl(ctx, "c1"); !errors.Is(err, crawl.ErrNotFound) {
+		t.Fatalf("a crawl was recorded without its body: %v", err)
+	}
+	objs.down = false
+	if err := h.f.Handle(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	cr, err := h.db.GetCrawl(ctx, "c1")
+	if err != nil || cr.File == nil {
+		t.Fatalf("crawl after the store came back: %+v, %v", cr, err)
+	}
+	body, err := packer.Get(ctx, cr.File.BodyKey)
+	if err != nil || string(body) != "<p>kept</p>" {
+		t.Errorf("body at %q: %q, %v", cr.File.BodyKey, body, err)
 	}
 }

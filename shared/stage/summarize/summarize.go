@@ -219,7 +219,7 @@ func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document) *crawl.
 	mt := f.MIMEType
 	ng := &crawl.NewGeneration{
 		Generation: crawl.EntityGeneration{UUID: uuid.NewString(), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
-		ContentKey: "body:" + f.BodyKey,
+		ContentKey: "body:" + f.ContentID(),
 		BodyKey:    f.BodyKey,
 		File:       &crawl.FileSummary{FileSize: f.FileSize, MIMEType: &mt, CanonicalURL: f.CanonicalURL},
 	}

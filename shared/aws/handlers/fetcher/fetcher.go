@@ -21,6 +21,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/stage/fetch"
 	"github.com/serverless-crawler/crawler/shared/web/safedial"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // Needs are the environment variables the function cannot start without.
@@ -48,13 +49,21 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	// The gate's lease outlives the function's 120 s timeout: a holder
 	// killed mid-request frees the host when its lease runs out.
 	gate := dynamo.NewGate(db, dynamo.GateConfig{Lease: 3 * time.Minute, MaxWait: 5 * time.Second, Log: e.Log})
-	stage := fetch.New(db, s3blob.New(c.S3, s.Bucket), fetch.Queues{
+	// Bodies are packed in WARC files, one PUT for the pages fetched at
+	// once in an invocation (docs/aws.md).
+	bodies := warc.NewPacker(s3blob.New(c.S3, s.Bucket), warc.PackConfig{Prefix: "warc/", Software: "serverless-crawler fetcher"})
+	stage := fetch.New(db, bodies, fetch.Queues{
 		Enqueue: sqsq.New(c.SQS, s.EnqueueQueue), Parse: sqsq.New(c.SQS, s.ParseQueue), Summarize: sqsq.New(c.SQS, s.SummarizeQueue),
 	}, HTTPClient(s), gate, Config(s, agent.UUID), e.Log)
 	stage.SharedRobots = db
 	metrics := emf.New(e.Metrics, "fetcher")
 	stage.OnCrawl = func(cr crawl.Crawl) { handlers.RecordCrawlMetrics(metrics, cr) }
-	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
+	handle := func(ctx context.Context, t crawl.FetchTask) error {
+		bodies.Enter()
+		defer bodies.Leave()
+		return stage.Handle(ctx, t)
+	}
+	h := handlers.NewStage(handle, sqsbatch.Processor{
 		Queue: "fetch", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Requeue: self, Visibility: handlers.Visibility{Queue: self},
 		Deferred: Busy, Concurrency: 10, Log: e.Log,
 	}, metrics)

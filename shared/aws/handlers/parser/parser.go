@@ -15,6 +15,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/stage/parse"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // Needs are the environment variables the function cannot start without.
@@ -28,7 +29,10 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	if _, err := s.RegisterAgent(ctx, db, "parser"); err != nil {
 		return nil, err
 	}
-	stage := parse.New(s3blob.New(c.S3, s.Bucket), db, sqsq.New(c.SQS, s.EnqueueQueue), sqsq.New(c.SQS, s.SummarizeQueue),
+	// The packer reads the bodies the fetcher packed in WARC files (a
+	// ranged GET each) and any other key as it is.
+	blobs := warc.NewPacker(s3blob.New(c.S3, s.Bucket), warc.PackConfig{})
+	stage := parse.New(blobs, db, sqsq.New(c.SQS, s.EnqueueQueue), sqsq.New(c.SQS, s.SummarizeQueue),
 		parse.Config{MaxURLsFromPage: 5000, LinksPerMessage: crawl.MaxEventURLs}, e.Log)
 	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
 		Queue: "parse", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.ParseQueue)},

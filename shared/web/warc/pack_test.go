@@ -1,0 +1,213 @@
+package warc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/serverless-crawler/crawler/shared/testkit/warcio"
+)
+
+// memObjects is an in-memory object store that counts its PUTs and can
+// be made to fail them.
+type memObjects struct {
+	mu   sync.Mutex
+	objs map[string][]byte
+	puts int
+	fail error
+}
+
+func (m *memObjects) Put(_ context.Context, key string, data []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.puts++
+	if m.fail != nil {
+		return m.fail
+	}
+	if m.objs == nil {
+		m.objs = map[string][]byte{}
+	}
+	m.objs[key] = bytes.Clone(data)
+	return nil
+}
+
+func (m *memObjects) Get(_ context.Context, key string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.objs[key]
+	if !ok {
+		return nil, fmt.Errorf("no object %s", key)
+	}
+	return b, nil
+}
+
+func (m *memObjects) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	b, err := m.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if off+n > int64(len(b)) {
+		return nil, errors.New("range past the end")
+	}
+	return b[off : off+n], nil
+}
+
+func page(i int) Exchange {
+	return Exchange{URL: fmt.Sprintf("http://example.com/%d", i), Date: at, Status: 200,
+		Response: http.Header{"Content-Type": {"text/html"}}, Body: []byte(strings.Repeat(fmt.Sprintf("<p>page %d</p>", i), 50))}
+}
+
+// keepAll runs n handlers between Enter and Leave, each keeping one page
+// (or none, for those in skip), and returns their keys.
+func keepAll(t *testing.T, p *Packer, n int, skip map[int]bool) []string {
+	t.Helper()
+	keys := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		p.Enter()
+		wg.Go(func() {
+			defer p.Leave()
+			if skip[i] {
+				time.Sleep(20 * time.Millisecond) // a 304, a failure: no body
+				return
+			}
+			k, err := p.Keep(context.Background(), page(i))
+			if err != nil {
+				t.Errorf("keep %d: %v", i, err)
+			}
+			keys[i] = k
+		})
+	}
+	wg.Wait()
+	return keys
+}
+
+// TestPackerBatches: the handlers working at once share one file, written
+// when the last of them waits or leaves; every key reads its body back.
+func TestPackerBatches(t *testing.T) {
+	objs := &memObjects{}
+	// MaxWait an hour: the file is written because every handler
+	// waits or has left, not by time.
+	p := NewPacker(objs, PackConfig{Prefix: "warc/", Software: "test", MaxWait: time.Hour})
+	keys := keepAll(t, p, 10, map[int]bool{3: true, 7: true})
+	if objs.puts != 1 || len(objs.objs) != 1 {
+		t.Fatalf("%d PUTs, %d files for 8 bodies kept at once; want 1", objs.puts, len(objs.objs))
+	}
+	for i, k := range keys {
+		if i == 3 || i == 7 {
+			continue
+		}
+		ref, ok := ParseRef(k)
+		if !ok || !strings.HasPrefix(ref.Object, "warc/") {
+			t.Fatalf("key %q is not a ref into a warc/ file", k)
+		}
+		got, err := p.Get(context.Background(), k)
+		if err != nil || !bytes.Equal(got, page(i).Body) {
+			t.Errorf("Get(%q): %d bytes, %v", k, len(got), err)
+		}
+	}
+	// Outside Enter and Leave, a body is written at once.
+	if _, err := p.Keep(context.Background(), page(99)); err != nil || objs.puts != 2 {
+		t.Errorf("a lone Keep: %v, %d PUTs; want its own", err, objs.puts)
+	}
+}
+
+// TestPackerBounds: a file is written once it holds MaxBytes, or MaxWait
+// after its first body, whoever else is still working.
+func TestPackerBounds(t *testing.T) {
+	objs := &memObjects{}
+	p := NewPacker(objs, PackConfig{Prefix: "warc/", MaxBytes: 1 << 10, MaxWait: time.Hour})
+	keepAll(t, p, 6, nil)
+	if objs.puts < 3 {
+		t.Errorf("%d PUTs for six bodies with MaxBytes 1 KiB, want a file written whenever it holds 1 KiB", objs.puts)
+	}
+
+	objs = &memObjects{}
+	p = NewPacker(objs, PackConfig{Prefix: "warc/", MaxWait: 50 * time.Millisecond})
+	p.Enter() // a handler still fetching
+	start := time.Now()
+	if _, err := p.Keep(context.Background(), page(1)); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); objs.puts != 1 || waited > 5*time.Second {
+		t.Errorf("with a peer still working: %d PUTs after %v; want the file written after MaxWait", objs.puts, waited)
+	}
+	p.Leave()
+}
+
+// TestPackerFailure: when the file cannot be written, every body in it
+// is refused (its crawl is not recorded, and is fetched again), and the
+// next file is tried anew.
+func TestPackerFailure(t *testing.T) {
+	objs := &memObjects{fail: errors.New("S3 is down")}
+	p := NewPacker(objs, PackConfig{Prefix: "warc/"})
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		p.Enter()
+		wg.Go(func() {
+			defer p.Leave()
+			_, errs[i] = p.Keep(context.Background(), page(i))
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "S3 is down") {
+			t.Errorf("keep %d: %v, want the PUT's error", i, err)
+		}
+	}
+	objs.fail = nil
+	if k, err := p.Keep(context.Background(), page(5)); err != nil {
+		t.Errorf("after the failure: %v", err)
+	} else if _, err := p.Get(context.Background(), k); err != nil {
+		t.Errorf("after the failure: %v", err)
+	}
+}
+
+func TestParseRef(t *testing.T) {
+	for key, ok := range map[string]bool{
+		"warc/2026/11/25/x.warc.gz#0,100": true,
+		"warc/2026/11/25/x.warc.gz#12,1":  true,
+		"raw/ab/cdef":                     false,
+		"doc/c1.json":                     false,
+		"warc/x.warc.gz#-1,5":             false,
+		"warc/x.warc.gz#5,0":              false,
+		"warc/x.warc.gz#5":                false,
+		"warc/x.txt#0,5":                  false,
+		"warc/x.warc.gz#a,b":              false,
+	} {
+		ref, got := ParseRef(key)
+		if got != ok {
+			t.Errorf("ParseRef(%q) ok = %v, want %v", key, got, ok)
+		}
+		if ok && ref.String() != key {
+			t.Errorf("ParseRef(%q).String() = %q", key, ref.String())
+		}
+	}
+}
+
+// TestPackReadByWarcio: a packed file is a WARC file warcio reads whole.
+func TestPackReadByWarcio(t *testing.T) {
+	bin := warcio.Bin(t)
+	objs := &memObjects{}
+	p := NewPacker(objs, PackConfig{Prefix: "warc/", Software: "test"})
+	keepAll(t, p, 5, nil)
+	for key, data := range objs.objs {
+		path := filepath.Join(t.TempDir(), filepath.Base(key))
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		warcio.Check(t, bin, path)
+		if recs := warcio.Records(t, bin, path); len(recs) != 11 {
+			t.Errorf("warcio read %d records, want a warcinfo and 5 responses and requests", len(recs))
+		}
+	}
+}
