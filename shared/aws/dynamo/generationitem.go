@@ -44,6 +44,12 @@ const (
 	gaOpenID   = "open_id"   // N: the open generation's id; absent when none is open
 	gaOpenSK   = "open_sk"   // S: the open generation's sort key
 	gaGenCount = "gen_count" // N: how many generations the URL has had
+	// N: the open generation's last_seen when a crawl moved it on: kept
+	// on the small head item so that the recrawl of an unchanged page
+	// does not rewrite the generation item, which DynamoDB bills by its
+	// whole size (link summaries, search text). Folded into the
+	// generation's own last_seen when it closes; absent otherwise.
+	gaOpenLastSeen = "open_last_seen"
 
 	// entity_generation
 	gaGenID           = "entity_generation_id"   // N
@@ -177,7 +183,8 @@ type genItem struct {
 	UUID            string
 	Fragment        *string
 	FirstSeen       int64
-	LastSeen        int64
+	LastSeen        int64 // as stored in the item; see seen
+	HeadLastSeen    int64 // the head's open_last_seen, for the open generation; 0 when none
 	ConfirmedEnd    *int64
 	MarkedDuplicate bool
 	TextPileID      *int64
@@ -207,7 +214,26 @@ type dupStatus struct {
 // generation returns the seed 002 entity_generation row.
 func (g *genItem) generation() crawl.EntityGeneration {
 	return crawl.EntityGeneration{ID: g.ID, UUID: g.UUID, URL: g.URL, URLFragment: g.Fragment, FirstSeen: g.FirstSeen,
-		LastSeen: g.LastSeen, ConfirmedEnd: g.ConfirmedEnd, MarkedDuplicate: g.MarkedDuplicate, TextPileID: g.TextPileID}
+		LastSeen: g.seen(), ConfirmedEnd: g.ConfirmedEnd, MarkedDuplicate: g.MarkedDuplicate, TextPileID: g.TextPileID}
+}
+
+// seen is the generation's last_seen: its item's, or the head's when a
+// crawl has moved it on since the item was written.
+func (g *genItem) seen() int64 { return max(g.LastSeen, g.HeadLastSeen) }
+
+// withHead notes the head item's open_last_seen on g when the head names
+// g as the URL's open generation.
+func (g *genItem) withHead(head map[string]types.AttributeValue) error {
+	if g == nil || head == nil {
+		return nil
+	}
+	r := fxReader{m: head}
+	if id, ls := r.int(gaOpenID), r.int(gaOpenLastSeen); r.err != nil {
+		return fmt.Errorf("head item: %w", r.err)
+	} else if id == g.ID {
+		g.HeadLastSeen = ls
+	}
+	return nil
 }
 
 // key returns the item's primary key.

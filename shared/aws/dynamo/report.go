@@ -68,7 +68,10 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 		if err != nil {
 			return s, fmt.Errorf("status of %s: head item: %w", u, err)
 		}
-		v := &crawl.GenerationView{UUID: g.UUID, FirstSeen: g.FirstSeen, LastSeen: g.LastSeen, ConfirmedEnd: g.ConfirmedEnd,
+		if err := g.withHead(head); err != nil {
+			return s, fmt.Errorf("status of %s: %w", u, err)
+		}
+		v := &crawl.GenerationView{UUID: g.UUID, FirstSeen: g.FirstSeen, LastSeen: g.seen(), ConfirmedEnd: g.ConfirmedEnd,
 			MarkedDuplicate: g.MarkedDuplicate, DuplicateOf: g.shownDuplicateOf(), Generations: int(count), Links: g.Links}
 		if dd := g.Description; dd != nil {
 			v.Title, v.Headline, v.Description, v.Language = dd.Title, dd.PrimaryHeadline, dd.Description, dd.PrimaryLanguage

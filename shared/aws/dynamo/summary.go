@@ -66,6 +66,9 @@ func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration
 	if g == nil {
 		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: the head names %s, which does not exist", u, sk)
 	}
+	if err := g.withHead(head); err != nil {
+		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: %w", u, err)
+	}
 	return crawl.OpenGeneration{Generation: g.generation(), ContentKey: g.ContentKey}, nil
 }
 
@@ -230,6 +233,9 @@ func (d *DB) openGeneration(ctx context.Context, s crawl.SummaryUpdate, head map
 	if open == nil || open.ID != openID || open.ConfirmedEnd != nil {
 		return 0, nil, 0, fmt.Errorf("the head names open generation %d (%s), which is not: %w", openID, openSK, crawl.ErrConflict)
 	}
+	if err := open.withHead(head); err != nil {
+		return 0, nil, 0, fmt.Errorf("open generation of %s: %w", s.URL, err)
+	}
 	return action, open, openID, nil
 }
 
@@ -248,13 +254,18 @@ func (d *DB) planAction(ctx context.Context, tx *summaryTx, s crawl.SummaryUpdat
 		tx.check(genKey(s.URL, skHead), cond, e)
 		return openID, nil, nil
 	case crawl.GenerationExtend:
+		// The head item, not the generation's, takes the new last_seen:
+		// a few bytes written, where the generation item is billed by
+		// its whole size. The head naming the generation is what keeps
+		// it open (closing one changes the head in the same transaction).
 		e := &fxExpr{}
-		if open.LastSeen < s.SeenAt {
-			tx.update(open.key(), "SET "+e.name(gaLastSeen)+" = "+e.value(fxN(s.SeenAt)),
-				"attribute_not_exists("+e.name(gaConfirmedEnd)+") AND "+e.name(gaLastSeen)+" < "+e.value(fxN(s.SeenAt)), e)
+		isOpen := e.name(gaOpenID) + " = " + e.value(fxN(openID))
+		if open.seen() < s.SeenAt {
+			tx.update(genKey(s.URL, skHead), "SET "+e.name(gaOpenLastSeen)+" = "+e.value(fxN(s.SeenAt)),
+				isOpen+" AND (attribute_not_exists("+e.name(gaOpenLastSeen)+") OR "+e.name(gaOpenLastSeen)+" < "+e.value(fxN(s.SeenAt))+")", e)
 		} else {
 			// A late crawl: last_seen does not move back.
-			tx.check(open.key(), "attribute_not_exists("+e.name(gaConfirmedEnd)+")", e)
+			tx.check(genKey(s.URL, skHead), isOpen, e)
 		}
 		return openID, nil, nil
 	case crawl.GenerationReplace:
@@ -311,10 +322,17 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 	e = &fxExpr{}
 	cond := "attribute_not_exists(" + e.name(gaOpenID) + ")"
 	if open != nil {
+		// The closed generation's last_seen is folded in from the head
+		// as read: a crawl that moved it on meanwhile fails this.
 		cond = e.name(gaOpenID) + " = " + e.value(fxN(open.ID))
+		if open.HeadLastSeen != 0 {
+			cond += " AND " + e.name(gaOpenLastSeen) + " = " + e.value(fxN(open.HeadLastSeen))
+		} else {
+			cond += " AND attribute_not_exists(" + e.name(gaOpenLastSeen) + ")"
+		}
 	}
 	tx.update(genKey(s.URL, skHead), "SET "+e.name(gaOpenID)+" = "+e.value(fxN(id))+", "+e.name(gaOpenSK)+" = "+e.value(item[gaSK])+
-		" ADD "+e.name(gaGenCount)+" "+e.value(fxN(1)), cond, e)
+		" ADD "+e.name(gaGenCount)+" "+e.value(fxN(1))+" REMOVE "+e.name(gaOpenLastSeen), cond, e)
 
 	if orig != nil {
 		e = &fxExpr{}
@@ -362,8 +380,8 @@ func (d *DB) planClose(ctx context.Context, tx *summaryTx, g *genItem, at int64)
 	e := &fxExpr{}
 	u := newUpdate(e)
 	u.set(gaConfirmedEnd, fxN(at))
-	if at < g.LastSeen {
-		u.set(gaLastSeen, fxN(at))
+	if seen := min(g.seen(), at); seen != g.LastSeen {
+		u.set(gaLastSeen, fxN(seen)) // the head's, folded in; never past the close
 	}
 	u.set(gaOpenDups, fxN(int64(remaining)))
 	u.remove(gaOriginalDigest)

@@ -14,9 +14,12 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 
+	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/testkit/contract"
 )
@@ -730,4 +733,67 @@ func attrBool(t testing.TB, m map[string]types.AttributeValue, k string) bool {
 		t.Fatal(r.err)
 	}
 	return v
+}
+
+// TestExtendWritesTheHead: the recrawl of an unchanged page moves its
+// generation's last_seen on the URL's small head item, not on the
+// generation item (DynamoDB bills an update by the whole item: here 500
+// links). Readers see the moved last_seen; when the generation closes,
+// it is folded into the item.
+func TestExtendWritesTheHead(t *testing.T) {
+	ctx := context.Background()
+	meter := awsmeter.New()
+	api := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: testClient(t).Options().BaseEndpoint,
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), APIOptions: []func(*middleware.Stack) error{meter.AddTo}})
+	db := New(api, testTables(t, api), WithBlobs(newSumBlobs()))
+	const u = "http://example.com/links"
+	g := contract.TextGen(u, 100, contract.TextPile("a page of many links"), "Links")
+	for i := range 500 {
+		g.Links = append(g.Links, crawl.LinkSummary{LinkToURL: fmt.Sprintf("http://example.com/page/%d/with/a/long/path", i)})
+	}
+	if _, err := db.ApplySummary(ctx, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, g)); err != nil {
+		t.Fatal(err)
+	}
+	open, err := db.OpenGeneration(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := open.Generation.ID
+	meter.Take()
+	if _, err := db.ApplySummary(ctx, contract.SummaryUpdate(u, "c2", 200, crawl.GenerationExtend, id, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if wcu := meter.Take().Total().WCU; wcu > 6 {
+		t.Errorf("the extend used %.1f write units, want a few (the head and the crawl summary, in a transaction)", wcu)
+	}
+	// A late crawl does not move it back.
+	if _, err := db.ApplySummary(ctx, contract.SummaryUpdate(u, "c3", 150, crawl.GenerationExtend, id, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.OpenGeneration(ctx, u); err != nil || got.Generation.LastSeen != 200 {
+		t.Errorf("open generation last seen %d (%v), want 200", got.Generation.LastSeen, err)
+	}
+	sk, _ := fxReadS(readRawItem(t, db, db.t.Generations, genKey(u, skHead)), gaOpenSK)
+	item := readRawItem(t, db, db.t.Generations, genKey(u, sk))
+	if stored, _ := fxReadN(item, gaLastSeen); stored != 100 {
+		t.Errorf("the generation item's last_seen = %d, want it untouched (100)", stored)
+	}
+	putNewCandidate(t, db, crawl.Candidate{URL: u, Host: "example.com", State: crawl.StateCrawled, CrawlType: crawl.CrawlRecrawl, DiscoveredAt: 90})
+	if st, err := db.Status(ctx, u); err != nil || st.Generation == nil || st.Generation.LastSeen != 200 {
+		t.Errorf("status: %+v, %v; want last seen 200", st.Generation, err)
+	}
+	// New content at 300 closes it: its item takes last_seen 200.
+	if _, err := db.ApplySummary(ctx, contract.SummaryUpdate(u, "c4", 300, crawl.GenerationReplace, id,
+		contract.TextGen(u, 300, contract.TextPile("other words"), "Other"))); err != nil {
+		t.Fatal(err)
+	}
+	item = readRawItem(t, db, db.t.Generations, genKey(u, sk))
+	stored, _ := fxReadN(item, gaLastSeen)
+	end, _ := fxReadN(item, gaConfirmedEnd)
+	if stored != 200 || end != 300 {
+		t.Errorf("closed generation: last_seen %d, confirmed_end %d; want 200 and 300", stored, end)
+	}
+	if head := readRawItem(t, db, db.t.Generations, genKey(u, skHead)); head[gaOpenLastSeen] != nil {
+		t.Errorf("the head still holds open_last_seen %v for the new generation", head[gaOpenLastSeen])
+	}
 }
