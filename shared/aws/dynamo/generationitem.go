@@ -35,6 +35,9 @@ const (
 	skHead        = "head"
 	skGenPrefix   = "gen#"
 	skCrawlPrefix = "crawl#"
+	// skLinksPrefix + a generation's sort key holds its link_summary,
+	// apart from the generation item (linksItem).
+	skLinksPrefix = "links#"
 
 	// key
 	gaURL = "url"
@@ -109,7 +112,8 @@ const (
 	gaLinksDropped = "links_dropped" // N: rows left out to keep the item small; absent when none
 
 	// search
-	gaSearchText      = "search_text"      // S: the start of the text pile's text
+	gaSearchText      = "search_text"      // S: the start of the text pile's text (items written before search_text_gz)
+	gaSearchTextGz    = "search_text_gz"   // B: the same, gzipped: a third of the bytes the item is billed by
 	gaSearchHeadlines = "search_headlines" // S: the start of its headlines
 
 	// crawl_summary and http_summary
@@ -292,7 +296,11 @@ func newGenItem(u string, id int64, n *crawl.NewGeneration, orig *genItem) (map[
 			it[gaOriginalDigest] = fxS(digest)
 		}
 		if t := clipText(p.Text, maxSearchText); t != "" {
-			it[gaSearchText] = fxS(t)
+			gz, err := gzipString(t)
+			if err != nil {
+				return nil, 0, err
+			}
+			it[gaSearchTextGz] = &types.AttributeValueMemberB{Value: gz}
 		}
 		if h := clipText(strings.TrimSpace(p.BigHeadlines+"\n"+p.SmallHeadlines), maxSearchHeadlines); h != "" {
 			it[gaSearchHeadlines] = fxS(h)
@@ -482,6 +490,56 @@ func encodeLinks(links []crawl.LinkSummary, max int) ([]byte, int, error) {
 		}
 	}
 	return best, lo, nil
+}
+
+// gzipString compresses s.
+func gzipString(s string) ([]byte, error) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := io.WriteString(zw, s); err != nil {
+		return nil, fmt.Errorf("compress text: %w", err)
+	}
+	if err := zw.Close(); err != nil {
+		return nil, fmt.Errorf("compress text: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+// gunzipString reads what gzipString wrote, at most max bytes of it.
+func gunzipString(b []byte, max int64) (string, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return "", fmt.Errorf("decompress text: %w", err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, max))
+	if err != nil {
+		return "", fmt.Errorf("decompress text: %w", err)
+	}
+	return string(out), nil
+}
+
+// linksItem moves a new generation item's link_summary to an item of
+// its own (the generation's key with skLinksPrefix), which ApplySummary
+// writes with a plain put before its transaction: the list is most of a
+// page's bytes, and inside the transaction, and again in the originals
+// index, DynamoDB would bill them three times. Nothing on the crawl path
+// reads it back. It returns nil when the generation has no links.
+func linksItem(gen map[string]types.AttributeValue) map[string]types.AttributeValue {
+	b, ok := gen[gaLinks]
+	if !ok {
+		return nil
+	}
+	delete(gen, gaLinks)
+	return map[string]types.AttributeValue{gaURL: gen[gaURL], gaSK: fxS(skLinksPrefix + fxS2(gen[gaSK])), gaLinks: b,
+		gaGenID: gen[gaGenID]}
+}
+
+// fxS2 is a string attribute's value ("" for any other).
+func fxS2(v types.AttributeValue) string {
+	if s, ok := v.(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
 }
 
 // decodeLinks reads a link_summary attribute back; the rows are numbered

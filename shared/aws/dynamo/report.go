@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
@@ -293,7 +294,7 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 			n(gaConfirmedEnd) + ") AND " + n(gaMarkedDuplicate) + " = " + e.value(fxBool(false)) + " AND " + n(gaNoIndex) + " = " +
 			e.value(fxBool(false)) + " AND attribute_exists(" + n(gaTextPileDigest) + ")"),
 		ProjectionExpression: aws.String(strings.Join([]string{n(gaURL), n(gaDescription + "." + gaTitle),
-			n(gaDescription + "." + gaDescriptionCol), n(gaSearchText), n(gaSearchHeadlines)}, ", ")),
+			n(gaDescription + "." + gaDescriptionCol), n(gaSearchText), n(gaSearchTextGz), n(gaSearchHeadlines)}, ", ")),
 		ExpressionAttributeNames:  e.Names(),
 		ExpressionAttributeValues: e.Values(),
 	}
@@ -310,6 +311,13 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 			fields[fieldTitle], fields[fieldDescription] = title, desc.str(gaDescriptionCol)
 			fields[fieldText], fields[fieldHeadlines] = r.str(gaSearchText), r.str(gaSearchHeadlines)
 			url := r.str(gaURL)
+			if gz, ok := it[gaSearchTextGz].(*types.AttributeValueMemberB); ok {
+				text, err := gunzipString(gz.Value, 4*maxSearchText)
+				if err != nil {
+					return fmt.Errorf("generation item %s: %w", url, err)
+				}
+				fields[fieldText] = text
+			}
 			r.nested(gaDescription, desc)
 			if r.err != nil {
 				return fmt.Errorf("generation item %s: %w", url, r.err)

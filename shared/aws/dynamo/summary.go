@@ -316,6 +316,14 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 	if err != nil {
 		return 0, nil, fmt.Errorf("generation %s: %w", ng.Generation.UUID, err)
 	}
+	// The links go first, in an item of their own: a transaction that
+	// then fails leaves them under a generation id nothing names (a
+	// re-planned summary makes a new one), which no reader lists.
+	if li := linksItem(item); li != nil {
+		if _, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.t.Generations), Item: li}); err != nil {
+			return 0, nil, fmt.Errorf("put the links of generation %d: %w", id, err)
+		}
+	}
 	e := &fxExpr{}
 	tx.put(item, "attribute_not_exists("+e.name(gaSK)+")", e)
 

@@ -325,12 +325,20 @@ func TestApplySummaryAttachments(t *testing.T) {
 		}
 	})
 	t.Run("search fields", func(t *testing.T) {
-		if attrS(t, raw, gaSearchText) != "lamps and lighthouses" || attrS(t, raw, gaSearchHeadlines) != "Lamps\nOil" {
-			t.Errorf("search_text %q search_headlines %q", attrS(t, raw, gaSearchText), attrS(t, raw, gaSearchHeadlines))
+		gz, _ := raw[gaSearchTextGz].(*types.AttributeValueMemberB)
+		if gz == nil {
+			t.Fatalf("search_text_gz is %T", raw[gaSearchTextGz])
+		}
+		text, err := gunzipString(gz.Value, 1<<20)
+		if err != nil || text != "lamps and lighthouses" || attrS(t, raw, gaSearchHeadlines) != "Lamps\nOil" {
+			t.Errorf("search_text %q (%v) search_headlines %q", text, err, attrS(t, raw, gaSearchHeadlines))
+		}
+		if raw[gaLinks] != nil {
+			t.Error("the generation item holds link_summary; it belongs in its own item")
 		}
 	})
 	t.Run("links round-trip", func(t *testing.T) {
-		b, ok := raw[gaLinks].(*types.AttributeValueMemberB)
+		b, ok := sumItems(t, db)[u+" "+skLinksPrefix+genSK(100, gid)][gaLinks].(*types.AttributeValueMemberB)
 		if !ok {
 			t.Fatalf("link_summary is %T", raw[gaLinks])
 		}
@@ -396,7 +404,7 @@ func TestApplySummaryManyLinks(t *testing.T) {
 	sumApply(t, db, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, ng))
 	gid, _ := GenerationID(ng.Generation.UUID)
 	raw := sumItems(t, db)[u+" "+genSK(100, gid)]
-	b := raw[gaLinks].(*types.AttributeValueMemberB).Value
+	b := sumItems(t, db)[u+" "+skLinksPrefix+genSK(100, gid)][gaLinks].(*types.AttributeValueMemberB).Value
 	kept, dropped := attrN(t, raw, gaLinkCount), attrN(t, raw, gaLinksDropped)
 	if len(b) > maxLinkBytes || kept+dropped != int64(len(links)) || dropped == 0 || kept < 1000 {
 		t.Fatalf("link_summary of %d bytes, link_count %d, links_dropped %d", len(b), kept, dropped)
@@ -751,8 +759,16 @@ func TestExtendWritesTheHead(t *testing.T) {
 	for i := range 500 {
 		g.Links = append(g.Links, crawl.LinkSummary{LinkToURL: fmt.Sprintf("http://example.com/page/%d/with/a/long/path", i)})
 	}
+	meter.Take()
 	if _, err := db.ApplySummary(ctx, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, g)); err != nil {
 		t.Fatal(err)
+	}
+	// The first summary: the links in an item of their own, outside the
+	// transaction and the originals index, so billed once.
+	fresh := meter.Take()
+	links := fresh["DynamoDB.PutItem"].WCU
+	if tx := fresh["DynamoDB.TransactWriteItems"].WCU; links == 0 || tx > 12 {
+		t.Errorf("a new generation with 500 links: %.1f write units for the links, %.1f in the transaction; want the links once, apart", links, tx)
 	}
 	open, err := db.OpenGeneration(ctx, u)
 	if err != nil {
