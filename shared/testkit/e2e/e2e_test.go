@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
@@ -23,6 +21,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/aws/stack"
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // deployed is the stack under test, as its outputs and parameters say.
@@ -218,14 +217,20 @@ func TestDeployedStack(t *testing.T) {
 		}
 	})
 	t.Run("generations and bodies", func(t *testing.T) {
+		bodies := warc.NewPacker(s3blob.New(s.clients.S3, s.Outputs[stack.OutBucket]), warc.PackConfig{})
 		for _, p := range append(slices.Clone(pages), "/files/notes.txt") {
 			body, _, _, _ := site.body(p)
 			_, cr := s.candidate(t, u(p))
-			if cr.File == nil || cr.File.BodyKey != crawl.BodyKey([]byte(body)) {
-				t.Errorf("%s: file %+v, want the body key of what the site served", p, cr.File)
+			if cr.File == nil || cr.File.ContentID() != crawl.BodyKey([]byte(body)) {
+				t.Errorf("%s: file %+v, want the content of what the site served", p, cr.File)
 				continue
 			}
-			got, err := s.object(cr.File.BodyKey)
+			// Bodies are packed in WARC files on S3 (warc.Packer), each
+			// read back with a ranged GET of its record.
+			if _, ok := warc.ParseRef(cr.File.BodyKey); !ok {
+				t.Errorf("%s: body key %q does not name a record in a WARC file", p, cr.File.BodyKey)
+			}
+			got, err := bodies.Get(ctx, cr.File.BodyKey)
 			if err != nil || string(got) != body {
 				t.Errorf("%s: S3 %s holds %q (%v), want %q", p, cr.File.BodyKey, got, err, body)
 			}
@@ -387,14 +392,4 @@ func (s *deployed) checkDeadLetters(t *testing.T, malformed []byte) {
 			s.queues[q].ChangeVisibility(ctx, m, 0)
 		}
 	}
-}
-
-// object reads an object of the stack's bucket.
-func (s *deployed) object(key string) ([]byte, error) {
-	out, err := s.clients.S3.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(s.Outputs[stack.OutBucket]), Key: aws.String(key)})
-	if err != nil {
-		return nil, err
-	}
-	defer out.Body.Close()
-	return io.ReadAll(out.Body)
 }
