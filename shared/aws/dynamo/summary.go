@@ -115,9 +115,10 @@ func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, 
 //   - extend: one GetItem (the open generation), a transaction of 2;
 //   - replace: a GetItem of the open generation (if any), a Query of
 //     the duplicates GSI when it has duplicates, a Query of the
-//     originals GSI when the new generation is a duplicate, else one
-//     HEAD (GET without Exists) and at most one PUT of the text pile,
-//     and a transaction of 3 items (crawl summary, new generation,
+//     originals GSI when the new generation is a duplicate, else the
+//     text pile kept (a share of one PUT in a packing store; else one
+//     HEAD and at most one PUT), a PutItem of its links, and a
+//     transaction of 3 items (crawl summary, new generation,
 //     head), +1 closing the open generation, +1 when the new one is a
 //     duplicate (its original's count), +1 when the closed one was a
 //     duplicate, +1 per duplicate of the closed one handed over.
@@ -309,12 +310,16 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 			return 0, nil, fmt.Errorf("generation %d is no longer an original: %w", ng.DuplicateOf, crawl.ErrConflict)
 		}
 	}
-	if err := d.putTextPile(ctx, ng); err != nil {
+	pileKey, err := d.putTextPile(ctx, ng)
+	if err != nil {
 		return 0, nil, err
 	}
 	item, _, err := newGenItem(s.URL, id, ng, orig)
 	if err != nil {
 		return 0, nil, fmt.Errorf("generation %s: %w", ng.Generation.UUID, err)
+	}
+	if pileKey != "" {
+		item[gaTextPileKey] = fxS(pileKey)
 	}
 	// The links go first, in an item of their own: a transaction that
 	// then fails leaves them under a generation id nothing names (a

@@ -43,36 +43,52 @@ type TextPileBlob struct {
 	Tokens map[string]int `json:"tokens,omitempty"`
 }
 
-// putTextPile writes a new generation's text pile to the blob store,
-// once per digest: a pile already stored (the same digest is the same
-// content) is left alone, and the pile of a duplicate was written by
-// its original's summary.
-func (d *DB) putTextPile(ctx context.Context, n *crawl.NewGeneration) error {
+// resourceKeeper is a blob store that packs records many to an object
+// (warc.Packer): a text pile kept there costs a share of one PUT, and
+// its key names the object and the record's place in it.
+type resourceKeeper interface {
+	KeepResource(ctx context.Context, uri, contentType string, data []byte) (string, error)
+}
+
+// putTextPile writes a new generation's text pile to the blob store and
+// returns its key ("" when it writes none): the pile of a duplicate was
+// written by its original's summary. Into a store that packs records
+// (resourceKeeper) each new generation's pile is kept, in a file shared
+// with the others summarized at once; into a plain store, once per
+// digest at TextPileKey (a pile already stored is left alone).
+func (d *DB) putTextPile(ctx context.Context, n *crawl.NewGeneration) (string, error) {
 	p := n.TextPile
 	if p == nil || n.DuplicateOf != 0 {
-		return nil
+		return "", nil
 	}
 	if d.blobs == nil {
-		return fmt.Errorf("store text pile: the store has no blob store (WithBlobs)")
-	}
-	key := TextPileKey(p.Digest)
-	exists, err := d.blobExists(ctx, key)
-	if err != nil {
-		return fmt.Errorf("store text pile: %w", err)
-	}
-	if exists {
-		return nil
+		return "", fmt.Errorf("store text pile: the store has no blob store (WithBlobs)")
 	}
 	b := TextPileBlob{TextPile: *p, Tokens: n.Tokens}
 	b.ID = TextPileID(p.Digest)
 	data, err := json.Marshal(b)
 	if err != nil {
-		return fmt.Errorf("store text pile %s: %w", key, err)
+		return "", fmt.Errorf("store text pile %x: %w", p.Digest, err)
+	}
+	if k, ok := d.blobs.(resourceKeeper); ok {
+		key, err := k.KeepResource(ctx, "urn:crawler:text-pile:"+hex.EncodeToString(p.Digest), "application/json", data)
+		if err != nil {
+			return "", fmt.Errorf("store text pile: %w", err)
+		}
+		return key, nil
+	}
+	key := TextPileKey(p.Digest)
+	exists, err := d.blobExists(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("store text pile: %w", err)
+	}
+	if exists {
+		return key, nil
 	}
 	if err := d.blobs.Put(ctx, key, data); err != nil {
-		return fmt.Errorf("store text pile: %w", err)
+		return "", fmt.Errorf("store text pile: %w", err)
 	}
-	return nil
+	return key, nil
 }
 
 // blobExists reports whether a key is in the blob store: with a HEAD

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/middleware"
@@ -321,6 +322,27 @@ func TestCrawlTestSiteOnAWS(t *testing.T) {
 		t.Errorf("%d WARC files for %d pages: no two bodies shared a file", len(files), len(testsite.Ordinary))
 	}
 	t.Logf("%d pages' bodies in %d WARC files", len(testsite.Ordinary), len(files))
+	// Text piles too are records in shared WARC files (under piles/),
+	// named from the generation item.
+	piles := map[string]bool{}
+	for _, p := range testsite.Ordinary {
+		key := textPileKey(t, h, site.URL+p)
+		ref, ok := warc.ParseRef(key)
+		if !ok || !strings.HasPrefix(ref.Object, "piles/") {
+			t.Errorf("%s: text pile key %q is not a record in a piles/ WARC file", p, key)
+			continue
+		}
+		piles[ref.Object] = true
+		data, err := bodies.Get(ctx, key)
+		var pile dynamo.TextPileBlob
+		if err == nil {
+			err = json.Unmarshal(data, &pile)
+		}
+		if err != nil || pile.ID == 0 {
+			t.Errorf("%s: text pile at %s: %+v, %v", p, key, pile, err)
+		}
+	}
+	t.Logf("%d pages' text piles in %d WARC files", len(testsite.Ordinary), len(piles))
 	st, err := h.db.Status(ctx, site.URL+"/docs/faq.html")
 	if err != nil || st.Generation == nil || st.Generation.Title == nil {
 		t.Errorf("status of the FAQ: %+v, %v", st, err)
@@ -362,4 +384,30 @@ func TestCrawlTestSiteOnAWS(t *testing.T) {
 			t.Errorf("dead letter %q with reason %q", msgs[0].Body, msgs[0].Attributes["reason"])
 		}
 	}
+}
+
+// textPileKey reads where the open generation of u keeps its text pile
+// (the generation item's text_pile_key), "" when it names none.
+func textPileKey(t *testing.T, h *awsHome, u string) string {
+	t.Helper()
+	get := func(sk string) map[string]ddbtypes.AttributeValue {
+		out, err := h.clients.DynamoDB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(h.settings.Tables.Generations),
+			Key:            map[string]ddbtypes.AttributeValue{"url": &ddbtypes.AttributeValueMemberS{Value: u}, "sk": &ddbtypes.AttributeValueMemberS{Value: sk}},
+			ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item
+	}
+	str := func(it map[string]ddbtypes.AttributeValue, k string) string {
+		if v, ok := it[k].(*ddbtypes.AttributeValueMemberS); ok {
+			return v.Value
+		}
+		return ""
+	}
+	sk := str(get("head"), "open_sk")
+	if sk == "" {
+		return ""
+	}
+	return str(get(sk), "text_pile_key")
 }

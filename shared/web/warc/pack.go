@@ -94,6 +94,25 @@ func (p *Packer) Leave() {
 // returns the key its body is read back by (a Ref), once the file is
 // stored.
 func (p *Packer) Keep(ctx context.Context, x Exchange) (string, error) {
+	key, err := p.keep(ctx, func(w *Writer) (Span, error) { return w.WriteExchange(x) })
+	if err != nil {
+		return "", fmt.Errorf("keep the body of %s: %w", x.URL, err)
+	}
+	return key, nil
+}
+
+// KeepResource writes data as a resource record named uri to the
+// current file and returns the key it is read back by (Get), once the
+// file is stored: the summarizer keeps text piles this way.
+func (p *Packer) KeepResource(ctx context.Context, uri, contentType string, data []byte) (string, error) {
+	key, err := p.keep(ctx, func(w *Writer) (Span, error) { return w.WriteResource(uri, p.cfg.Now(), contentType, data) })
+	if err != nil {
+		return "", fmt.Errorf("keep %s: %w", uri, err)
+	}
+	return key, nil
+}
+
+func (p *Packer) keep(ctx context.Context, write func(*Writer) (Span, error)) (string, error) {
 	p.mu.Lock()
 	if p.cur == nil {
 		if err := p.openLocked(); err != nil {
@@ -102,7 +121,7 @@ func (p *Packer) Keep(ctx context.Context, x Exchange) (string, error) {
 		}
 	}
 	pk := p.cur
-	span, err := pk.w.WriteExchange(x)
+	span, err := write(pk.w)
 	if err != nil {
 		p.mu.Unlock()
 		return "", err
@@ -115,10 +134,10 @@ func (p *Packer) Keep(ctx context.Context, x Exchange) (string, error) {
 	select {
 	case <-pk.done:
 	case <-ctx.Done():
-		return "", fmt.Errorf("keep the body of %s: %w", x.URL, ctx.Err())
+		return "", ctx.Err()
 	}
 	if pk.err != nil {
-		return "", fmt.Errorf("keep the body of %s: %w", x.URL, pk.err)
+		return "", pk.err
 	}
 	return Ref{Object: pk.key, Span: span}.String(), nil
 }
@@ -163,8 +182,9 @@ func (p *Packer) Put(ctx context.Context, key string, data []byte) error {
 	return p.objects.Put(ctx, key, data)
 }
 
-// Get returns the body a Keep key names (read with a ranged read of its
-// record), or, for any other key, the data stored under it.
+// Get returns the body a Keep key names, or the data a KeepResource key
+// names (read with a ranged read of its record), or, for any other key,
+// the data stored under it.
 func (p *Packer) Get(ctx context.Context, key string) ([]byte, error) {
 	ref, ok := ParseRef(key)
 	if !ok {
@@ -174,11 +194,11 @@ func (p *Packer) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the body at %s: %w", key, err)
 	}
-	r, err := ReadResponse(bytes.NewReader(b))
+	payload, err := ReadPayload(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("read the body at %s: %w", key, err)
+		return nil, fmt.Errorf("read the record at %s: %w", key, err)
 	}
-	return r.Body, nil
+	return payload, nil
 }
 
 // Ref names one record: its file's key and its span, written

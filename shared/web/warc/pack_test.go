@@ -211,3 +211,44 @@ func TestPackReadByWarcio(t *testing.T) {
 		}
 	}
 }
+
+// TestPackerResources: records of the crawler's own (text piles) share
+// the files with bodies and read back as they were kept.
+func TestPackerResources(t *testing.T) {
+	objs := &memObjects{}
+	p := NewPacker(objs, PackConfig{Prefix: "warc/", MaxWait: time.Hour})
+	data := []byte(`{"text":"lamps and lighthouses"}`)
+	keys := make([]string, 3)
+	var wg sync.WaitGroup
+	for i := range keys {
+		p.Enter()
+		wg.Go(func() {
+			defer p.Leave()
+			var err error
+			if i == 0 {
+				keys[i], err = p.Keep(context.Background(), page(i))
+			} else {
+				keys[i], err = p.KeepResource(context.Background(), fmt.Sprintf("urn:test:pile:%d", i), "application/json", data)
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if objs.puts != 1 {
+		t.Errorf("%d PUTs, want the three records in one file", objs.puts)
+	}
+	for i, k := range keys[1:] {
+		if got, err := p.Get(context.Background(), k); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("resource %d: %q, %v", i+1, got, err)
+		}
+	}
+	if bin := os.Getenv("CRAWLER_TEST_PYTOOLS"); bin != "" {
+		for key, file := range objs.objs {
+			path := filepath.Join(t.TempDir(), filepath.Base(key))
+			os.WriteFile(path, file, 0o644)
+			warcio.Check(t, bin, path)
+		}
+	}
+}

@@ -179,6 +179,18 @@ func writeHeader(w io.Writer, h http.Header, n int) {
 	io.WriteString(w, "\r\n")
 }
 
+// WriteResource writes a resource record: data as it is, named by uri
+// (the crawler's own records, such as text piles, are urn: URIs).
+func (w *Writer) WriteResource(uri string, at time.Time, contentType string, data []byte) (Span, error) {
+	b := gowarc.NewRecordBuilder(gowarc.Resource)
+	defer b.Close()
+	b.AddWarcHeader(gowarc.WarcTargetURI, uri)
+	b.AddWarcHeaderTime(gowarc.WarcDate, at)
+	b.AddWarcHeader(gowarc.ContentType, contentType)
+	b.Write(data)
+	return w.write(b)
+}
+
 func (w *Writer) write(b gowarc.WarcRecordBuilder) (Span, error) {
 	rec, _, err := b.Build()
 	if err != nil {
@@ -253,11 +265,36 @@ func ReadResponse(r io.Reader) (resp Response, err error) {
 	return out, nil
 }
 
+// ReadPayload reads the record at the start of r and returns its
+// payload: a response's body, or a resource's content.
+func ReadPayload(r io.Reader) ([]byte, error) {
+	resp, err := ReadResponse(r)
+	return resp.Body, err
+}
+
 // response reads a parsed record (whose digests Unmarshal has checked)
-// as a response.
+// as a response; a resource record reads as a 200 of its content.
 func response(rec gowarc.WarcRecord) (Response, error) {
+	if rec.Type() == gowarc.Resource {
+		out := Response{URL: rec.WarcHeader().Get(gowarc.WarcTargetURI), Status: http.StatusOK,
+			Header: http.Header{"Content-Type": {rec.WarcHeader().Get(gowarc.ContentType)}}}
+		if d, err := rec.Date(); err == nil {
+			out.Date = d
+		}
+		b, err := rec.Block().RawBytes()
+		if err != nil {
+			return out, fmt.Errorf("warc: the content of %s: %w", out.URL, err)
+		}
+		if out.Body, err = io.ReadAll(io.LimitReader(b, maxBody+1)); err != nil {
+			return out, fmt.Errorf("warc: the content of %s: %w", out.URL, err)
+		}
+		if len(out.Body) > maxBody {
+			return out, fmt.Errorf("warc: the content of %s is over %d bytes", out.URL, maxBody)
+		}
+		return out, nil
+	}
 	if rec.Type() != gowarc.Response {
-		return Response{}, fmt.Errorf("warc: a %s record where a response was expected", rec.Type())
+		return Response{}, fmt.Errorf("warc: a %s record where a response or resource was expected", rec.Type())
 	}
 	out := Response{URL: rec.WarcHeader().Get(gowarc.WarcTargetURI)}
 	block, ok := rec.Block().(gowarc.HttpResponseBlock)

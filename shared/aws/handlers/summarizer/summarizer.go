@@ -13,7 +13,9 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/s3blob"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
+	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/stage/summarize"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // Needs are the environment variables the function cannot start without.
@@ -23,15 +25,24 @@ var Needs = []string{"CRAWL_LOG_TABLE", "GENERATIONS_TABLE", "CONTROL_TABLE", "B
 // New builds the summarizer's handler.
 func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	s, c := e.Settings, e.Clients
-	blobs := s3blob.New(c.S3, s.Bucket)
+	// Text piles are packed in WARC files with the others summarized at
+	// once (the batch's records are handled together): one PUT a batch,
+	// not one a page. The same packer reads parsed documents stored
+	// whole.
+	blobs := warc.NewPacker(s3blob.New(c.S3, s.Bucket), warc.PackConfig{Prefix: "piles/", Software: "serverless-crawler summarizer"})
 	db := dynamo.New(c.DynamoDB, s.Tables, dynamo.WithBlobs(blobs))
 	if _, err := s.RegisterAgent(ctx, db, "summarizer"); err != nil {
 		return nil, err
 	}
 	stage := summarize.New(db, blobs, summarize.Config{}, e.Log)
-	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
+	handle := func(ctx context.Context, t crawl.SummarizeTask) error {
+		blobs.Enter()
+		defer blobs.Leave()
+		return stage.Handle(ctx, t)
+	}
+	h := handlers.NewStage(handle, sqsbatch.Processor{
 		Queue: "summarize", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue),
-		Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.SummarizeQueue)}, Log: e.Log,
+		Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.SummarizeQueue)}, Concurrency: 10, Log: e.Log,
 	}, emf.New(e.Metrics, "summarizer"))
 	h.Usage = awsmeter.NewReporter(c.Meter, e.Metrics, "summarizer", s.MemoryMB)
 	return h, nil
