@@ -16,7 +16,6 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.52.10
 	github.com/aws/smithy-go v1.28.8
 	github.com/google/uuid v1.6.0
-	github.com/nlnwa/gowarc v1.6.0
 	github.com/nlnwa/whatwg-url v0.6.2
 	github.com/schollz/progressbar/v3 v3.19.1
 	golang.org/x/crypto v0.58.0
@@ -44,17 +43,15 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sts v1.51.8 // indirect
 	github.com/bits-and-blooms/bitset v1.20.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
-	github.com/klauspost/compress v1.15.12 // indirect
-	github.com/kr/text v0.2.0 // indirect
+	github.com/kr/pretty v0.3.1 // indirect
 	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect
-	github.com/pkg/errors v0.9.1 // indirect
-	github.com/prometheus/prometheus v0.40.3 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/rogpeppe/go-internal v1.16.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
+	gopkg.in/check.v1 v1.0.0-20201130134442-10cb98267c6c // indirect
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

@@ -5,27 +5,34 @@
 // and length (a ranged read of a file or an S3 object), and files
 // concatenate into a valid file.
 //
-// The records are built and parsed with github.com/nlnwa/gowarc, a WARC
-// library that does records and nothing else (digests, validation); the
-// other maintained one, internetarchive/gowarc, is an HTTP client that
-// writes WARCs and brings a TLS fingerprinting stack, a DNS client and
-// caches this crawler does not use. What this package adds is the layout
-// (gzip per record, offsets) and the mapping from a fetch to records.
+// Written by hand, not with a library: github.com/nlnwa/gowarc (records
+// only, the natural fit) writes a global of google/uuid
+// (EnableRandPool) every time it builds or parses a record, a data race
+// with every other UUID made in the process, which `make race` caught;
+// it also panicked on some malformed records. internetarchive/gowarc is
+// an HTTP client that writes WARCs, with a TLS-fingerprinting stack, a
+// DNS client and caches. The framing this package needs is small (a
+// version line, header fields, a block, two CRLFs; SHA-1 digests in
+// base32), and every file it writes is read back by warcio, the library
+// pywb is built on, in the tests.
 package warc
 
 import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha1"
+	"encoding/base32"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/nlnwa/gowarc"
+	"github.com/google/uuid"
 )
 
 // Span is where one record lies in a file: its gzip member's offset and
@@ -39,7 +46,6 @@ type Span struct {
 type Writer struct {
 	w   io.Writer
 	off int64
-	m   gowarc.Marshaler
 	gz  *gzip.Writer
 	buf bytes.Buffer
 }
@@ -48,22 +54,23 @@ type Writer struct {
 // its file (0 for a new file).
 func NewWriter(w io.Writer, off int64) *Writer {
 	gz, _ := gzip.NewWriterLevel(io.Discard, gzip.DefaultCompression)
-	return &Writer{w: w, off: off, m: gowarc.NewMarshaler(), gz: gz}
+	return &Writer{w: w, off: off, gz: gz}
 }
 
 // Offset is the offset the next record will be written at.
 func (w *Writer) Offset() int64 { return w.off }
 
+// field is one WARC header field.
+type field struct{ name, value string }
+
 // Info writes a warcinfo record naming the file and the software that
 // wrote it.
 func (w *Writer) Info(filename, software string, at time.Time) (Span, error) {
-	b := gowarc.NewRecordBuilder(gowarc.Warcinfo, gowarc.WithFixDigest(false))
-	defer b.Close()
-	b.AddWarcHeaderTime(gowarc.WarcDate, at)
-	b.AddWarcHeader(gowarc.WarcFilename, filename)
-	b.AddWarcHeader(gowarc.ContentType, "application/warc-fields")
-	fmt.Fprintf(b, "software: %s\r\nformat: WARC File Format 1.1\r\nconformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n", software)
-	return w.write(b)
+	block := fmt.Sprintf("software: %s\r\nformat: WARC File Format 1.1\r\n"+
+		"conformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n", software)
+	_, span, err := w.record("warcinfo", at, []field{{"WARC-Filename", filename}, {"Content-Type", "application/warc-fields"}},
+		[]byte(block), nil)
+	return span, err
 }
 
 // Exchange is one HTTP request and the response it got, as the fetcher
@@ -88,49 +95,46 @@ type Exchange struct {
 // (WARC-Concurrent-To the response), and returns the response record's
 // span: what is needed to read the body back.
 func (w *Writer) WriteExchange(e Exchange) (Span, error) {
-	if e.URL == "" || e.Status == 0 {
-		return Span{}, errors.New("warc: an exchange needs a URL and a status")
+	if e.URL == "" || e.Status < 100 || e.Status > 999 {
+		return Span{}, errors.New("warc: an exchange needs a URL and an HTTP status")
 	}
 	proto := e.Proto
 	if proto == "" {
 		proto = "HTTP/1.1"
 	}
-	resp := gowarc.NewRecordBuilder(gowarc.Response)
-	defer resp.Close()
-	resp.AddWarcHeader(gowarc.WarcTargetURI, e.URL)
-	resp.AddWarcHeaderTime(gowarc.WarcDate, e.Date)
-	resp.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
-	if e.IP != "" {
-		resp.AddWarcHeader(gowarc.WarcIPAddress, e.IP)
-	}
-	text := http.StatusText(e.Status)
-	fmt.Fprintf(resp, "%s %d %s\r\n", proto, e.Status, text)
-	writeHeader(resp, e.Response, len(e.Body))
+	var resp bytes.Buffer
+	fmt.Fprintf(&resp, "%s %d %s\r\n", proto, e.Status, http.StatusText(e.Status))
+	writeHeader(&resp, e.Response, len(e.Body))
 	resp.Write(e.Body)
-	rec, _, err := resp.Build()
-	if err != nil {
-		return Span{}, fmt.Errorf("warc: build the response record of %s: %w", e.URL, err)
+	fields := []field{{"WARC-Target-URI", e.URL}, {"Content-Type", "application/http;msgtype=response"}}
+	if e.IP != "" {
+		fields = append(fields, field{"WARC-IP-Address", e.IP})
 	}
-	defer rec.Close()
-	span, err := w.marshal(rec)
+	id, span, err := w.record("response", e.Date, fields, resp.Bytes(), e.Body)
 	if err != nil {
-		return Span{}, err
+		return Span{}, fmt.Errorf("warc: the response record of %s: %w", e.URL, err)
 	}
 
-	req := gowarc.NewRecordBuilder(gowarc.Request)
-	defer req.Close()
-	req.AddWarcHeader(gowarc.WarcTargetURI, e.URL)
-	req.AddWarcHeaderTime(gowarc.WarcDate, e.Date)
-	req.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=request")
-	req.AddWarcHeader(gowarc.WarcConcurrentTo, "<"+rec.RecordId()+">")
+	var req bytes.Buffer
 	method := e.Method
 	if method == "" {
 		method = http.MethodGet
 	}
-	fmt.Fprintf(req, "%s %s HTTP/1.1\r\n", method, requestTarget(e.URL))
-	writeHeader(req, e.Request, -1)
-	if _, err := w.write(req); err != nil {
-		return Span{}, err
+	fmt.Fprintf(&req, "%s %s HTTP/1.1\r\n", method, requestTarget(e.URL))
+	writeHeader(&req, e.Request, -1)
+	if _, _, err := w.record("request", e.Date, []field{{"WARC-Target-URI", e.URL},
+		{"Content-Type", "application/http;msgtype=request"}, {"WARC-Concurrent-To", id}}, req.Bytes(), nil); err != nil {
+		return Span{}, fmt.Errorf("warc: the request record of %s: %w", e.URL, err)
+	}
+	return span, nil
+}
+
+// WriteResource writes a resource record: data as it is, named by uri
+// (the crawler's own records, such as text piles, are urn: URIs).
+func (w *Writer) WriteResource(uri string, at time.Time, contentType string, data []byte) (Span, error) {
+	_, span, err := w.record("resource", at, []field{{"WARC-Target-URI", uri}, {"Content-Type", contentType}}, data, data)
+	if err != nil {
+		return Span{}, fmt.Errorf("warc: the resource record of %s: %w", uri, err)
 	}
 	return span, nil
 }
@@ -156,6 +160,9 @@ func requestTarget(u string) string {
 	return rest
 }
 
+// oneLine keeps a header value on its line.
+var oneLine = strings.NewReplacer("\r", " ", "\n", " ")
+
 // writeHeader writes h in a stable order, then the blank line. With
 // n >= 0 it states the body's length, which Go's client may have dropped
 // (a chunked or compressed response).
@@ -170,7 +177,7 @@ func writeHeader(w io.Writer, h http.Header, n int) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		for _, v := range h[k] {
-			fmt.Fprintf(w, "%s: %s\r\n", k, strings.NewReplacer("\r", " ", "\n", " ").Replace(v))
+			fmt.Fprintf(w, "%s: %s\r\n", oneLine.Replace(k), oneLine.Replace(v))
 		}
 	}
 	if n >= 0 {
@@ -179,47 +186,49 @@ func writeHeader(w io.Writer, h http.Header, n int) {
 	io.WriteString(w, "\r\n")
 }
 
-// WriteResource writes a resource record: data as it is, named by uri
-// (the crawler's own records, such as text piles, are urn: URIs).
-func (w *Writer) WriteResource(uri string, at time.Time, contentType string, data []byte) (Span, error) {
-	b := gowarc.NewRecordBuilder(gowarc.Resource)
-	defer b.Close()
-	b.AddWarcHeader(gowarc.WarcTargetURI, uri)
-	b.AddWarcHeaderTime(gowarc.WarcDate, at)
-	b.AddWarcHeader(gowarc.ContentType, contentType)
-	b.Write(data)
-	return w.write(b)
+// digest is a WARC digest field's value: SHA-1 in base32, as warcio and
+// most WARC tools write and check it.
+func digest(b []byte) string {
+	sum := sha1.Sum(b)
+	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
 }
 
-func (w *Writer) write(b gowarc.WarcRecordBuilder) (Span, error) {
-	rec, _, err := b.Build()
-	if err != nil {
-		return Span{}, fmt.Errorf("warc: build a record: %w", err)
-	}
-	defer rec.Close()
-	return w.marshal(rec)
-}
-
-// marshal writes rec as one gzip member.
-func (w *Writer) marshal(rec gowarc.WarcRecord) (Span, error) {
+// record writes one record as one gzip member: the version line, the
+// named fields (with the record's id, date, block digest and, when
+// payload is not nil, payload digest), the block and the closing CRLFs.
+// It returns the record's id.
+func (w *Writer) record(typ string, at time.Time, fields []field, block, payload []byte) (string, Span, error) {
+	id := "<urn:uuid:" + uuid.NewString() + ">"
 	w.buf.Reset()
 	w.gz.Reset(&w.buf)
-	if _, _, err := w.m.Marshal(w.gz, rec, 0); err != nil {
-		return Span{}, fmt.Errorf("warc: write a %s record: %w", rec.Type(), err)
+	var h bytes.Buffer
+	fmt.Fprintf(&h, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\nWARC-Date: %s\r\n", typ, id, at.UTC().Format(time.RFC3339))
+	for _, f := range fields {
+		fmt.Fprintf(&h, "%s: %s\r\n", f.name, oneLine.Replace(f.value))
+	}
+	fmt.Fprintf(&h, "WARC-Block-Digest: %s\r\n", digest(block))
+	if payload != nil {
+		fmt.Fprintf(&h, "WARC-Payload-Digest: %s\r\n", digest(payload))
+	}
+	fmt.Fprintf(&h, "Content-Length: %d\r\n\r\n", len(block))
+	for _, b := range [][]byte{h.Bytes(), block, []byte("\r\n\r\n")} {
+		if _, err := w.gz.Write(b); err != nil {
+			return "", Span{}, fmt.Errorf("compress a %s record: %w", typ, err)
+		}
 	}
 	if err := w.gz.Close(); err != nil {
-		return Span{}, fmt.Errorf("warc: compress a %s record: %w", rec.Type(), err)
+		return "", Span{}, fmt.Errorf("compress a %s record: %w", typ, err)
 	}
 	n, err := w.w.Write(w.buf.Bytes())
 	span := Span{Offset: w.off, Length: int64(n)}
 	w.off += int64(n)
 	if err != nil {
-		return Span{}, fmt.Errorf("warc: write a %s record: %w", rec.Type(), err)
+		return "", Span{}, fmt.Errorf("write a %s record: %w", typ, err)
 	}
-	return span, nil
+	return id, span, nil
 }
 
-// Response is a response record read back.
+// Response is a response (or resource) record read back.
 type Response struct {
 	URL    string
 	Date   time.Time
@@ -228,41 +237,33 @@ type Response struct {
 	Body   []byte
 }
 
-// maxBody bounds what ReadResponse returns, whatever a corrupt record's
-// lengths claim.
+// maxBody bounds the block ReadResponse reads, whatever a corrupt
+// record's Content-Length claims.
 const maxBody = 1 << 30
 
 // ReadResponse reads the response record at the start of r (a span's
-// bytes, or a file from a record's offset). A record that is not a
-// response, or whose digest or framing is wrong, is an error.
-func ReadResponse(r io.Reader) (resp Response, err error) {
-	// gowarc v1.6.0 indexes out of range on some malformed records (a
-	// version line "WARC/\n", found by FuzzReadResponse): a panic in the
-	// library is a corrupt record, not a crash.
-	defer func() {
-		if p := recover(); p != nil {
-			resp, err = Response{}, fmt.Errorf("warc: read a record: malformed (%v)", p)
+// bytes, or a file from a record's offset), gzipped or not. A resource
+// record reads as a 200 of its content. Any other record, or one whose
+// framing, gzip checksum or block digest is wrong, is an error.
+func ReadResponse(r io.Reader) (Response, error) {
+	br := bufio.NewReader(r)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return Response{}, fmt.Errorf("warc: read a record: %w", err)
 		}
-	}()
-	u := gowarc.NewUnmarshaler(gowarc.WithSyntaxErrorPolicy(gowarc.ErrFail), gowarc.WithSpecViolationPolicy(gowarc.ErrFail),
-		gowarc.WithBlockErrorPolicy(gowarc.ErrFail))
-	rec, _, _, err := u.Unmarshal(bufio.NewReader(r))
-	if err != nil {
-		if rec != nil {
-			rec.Close()
+		zr.Multistream(false)
+		out, err := readRecord(bufio.NewReader(zr))
+		if err != nil {
+			return Response{}, err
 		}
-		return Response{}, fmt.Errorf("warc: read a record: %w", err)
+		// To the member's end, which checks its CRC and length.
+		if _, err := io.Copy(io.Discard, zr); err != nil {
+			return Response{}, fmt.Errorf("warc: the record of %s: %w", out.URL, err)
+		}
+		return out, nil
 	}
-	out, err := response(rec)
-	// Close reads the member to its end and checks the gzip checksum
-	// and the end-of-record marker.
-	if cerr := rec.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("warc: the record of %s: %w", out.URL, cerr)
-	}
-	if err != nil {
-		return Response{}, err
-	}
-	return out, nil
+	return readRecord(br)
 }
 
 // ReadPayload reads the record at the start of r and returns its
@@ -272,53 +273,100 @@ func ReadPayload(r io.Reader) ([]byte, error) {
 	return resp.Body, err
 }
 
-// response reads a parsed record (whose digests Unmarshal has checked)
-// as a response; a resource record reads as a 200 of its content.
-func response(rec gowarc.WarcRecord) (Response, error) {
-	if rec.Type() == gowarc.Resource {
-		out := Response{URL: rec.WarcHeader().Get(gowarc.WarcTargetURI), Status: http.StatusOK,
-			Header: http.Header{"Content-Type": {rec.WarcHeader().Get(gowarc.ContentType)}}}
-		if d, err := rec.Date(); err == nil {
-			out.Date = d
-		}
-		b, err := rec.Block().RawBytes()
+// maxHeader bounds a record's header fields.
+const maxHeader = 64 << 10
+
+func readRecord(r *bufio.Reader) (Response, error) {
+	line, err := readLine(r)
+	if err != nil {
+		return Response{}, fmt.Errorf("warc: read a record: %w", err)
+	}
+	if line != "WARC/1.1" && line != "WARC/1.0" {
+		return Response{}, fmt.Errorf("warc: read a record: it starts %q, not a WARC version", truncate(line, 40))
+	}
+	fields := map[string]string{}
+	size := 0
+	for {
+		line, err := readLine(r)
 		if err != nil {
-			return out, fmt.Errorf("warc: the content of %s: %w", out.URL, err)
+			return Response{}, fmt.Errorf("warc: read a record's header: %w", err)
 		}
-		if out.Body, err = io.ReadAll(io.LimitReader(b, maxBody+1)); err != nil {
-			return out, fmt.Errorf("warc: the content of %s: %w", out.URL, err)
+		if line == "" {
+			break
 		}
-		if len(out.Body) > maxBody {
-			return out, fmt.Errorf("warc: the content of %s is over %d bytes", out.URL, maxBody)
+		if size += len(line); size > maxHeader {
+			return Response{}, fmt.Errorf("warc: a record's header is over %d bytes", maxHeader)
 		}
-		return out, nil
+		name, value, ok := strings.Cut(line, ":")
+		if !ok {
+			return Response{}, fmt.Errorf("warc: a header line %q has no colon", truncate(line, 40))
+		}
+		fields[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
 	}
-	if rec.Type() != gowarc.Response {
-		return Response{}, fmt.Errorf("warc: a %s record where a response or resource was expected", rec.Type())
-	}
-	out := Response{URL: rec.WarcHeader().Get(gowarc.WarcTargetURI)}
-	block, ok := rec.Block().(gowarc.HttpResponseBlock)
-	if !ok {
-		return out, fmt.Errorf("warc: the response record of %s holds no HTTP response", out.URL)
-	}
-	out.Status = block.HttpStatusCode()
-	if d, err := rec.Date(); err == nil {
+	out := Response{URL: fields["warc-target-uri"]}
+	if d, err := time.Parse(time.RFC3339Nano, fields["warc-date"]); err == nil {
 		out.Date = d
 	}
-	if h := block.HttpHeader(); h != nil {
-		out.Header = h.Clone()
+	n, err := strconv.ParseInt(fields["content-length"], 10, 64)
+	if err != nil || n < 0 || n > maxBody {
+		return out, fmt.Errorf("warc: the record of %s: Content-Length %q", out.URL, fields["content-length"])
 	}
-	p, err := block.PayloadBytes()
+	block, err := io.ReadAll(io.LimitReader(r, n))
+	if err == nil && int64(len(block)) < n {
+		err = io.ErrUnexpectedEOF
+	}
 	if err != nil {
+		return out, fmt.Errorf("warc: the block of %s: %w", out.URL, err)
+	}
+	if end := make([]byte, 4); !readFull(r, end) || string(end) != "\r\n\r\n" {
+		return out, fmt.Errorf("warc: the record of %s does not end with CRLF CRLF", out.URL)
+	}
+	if d := fields["warc-block-digest"]; strings.HasPrefix(strings.ToLower(d), "sha1:") && !strings.EqualFold(d, digest(block)) {
+		return out, fmt.Errorf("warc: the block of %s does not match its digest", out.URL)
+	}
+	switch typ := fields["warc-type"]; typ {
+	case "resource":
+		out.Status, out.Header, out.Body = http.StatusOK, http.Header{"Content-Type": {fields["content-type"]}}, block
+		return out, nil
+	case "response":
+	default:
+		return out, fmt.Errorf("warc: a %s record where a response or resource was expected", typ)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(block)), nil)
+	if err != nil {
+		return out, fmt.Errorf("warc: the HTTP response of %s: %w", out.URL, err)
+	}
+	defer resp.Body.Close()
+	if out.Body, err = io.ReadAll(resp.Body); err != nil {
 		return out, fmt.Errorf("warc: the body of %s: %w", out.URL, err)
 	}
-	body, err := io.ReadAll(io.LimitReader(p, maxBody+1))
-	if err != nil {
-		return out, fmt.Errorf("warc: the body of %s: %w", out.URL, err)
+	out.Status, out.Header = resp.StatusCode, resp.Header
+	if resp.ContentLength >= 0 && out.Header.Get("Content-Length") == "" {
+		out.Header.Set("Content-Length", strconv.FormatInt(resp.ContentLength, 10))
 	}
-	if len(body) > maxBody {
-		return out, fmt.Errorf("warc: the body of %s is over %d bytes", out.URL, maxBody)
-	}
-	out.Body = body
 	return out, nil
+}
+
+// readLine reads a CRLF (or LF) terminated line, without the ending.
+func readLine(r *bufio.Reader) (string, error) {
+	line, err := r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return "", errors.New("a line is too long")
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimRight(string(line), "\r\n"), nil
+}
+
+func readFull(r io.Reader, b []byte) bool {
+	_, err := io.ReadFull(r, b)
+	return err == nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
