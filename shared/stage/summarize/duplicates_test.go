@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
@@ -67,5 +68,35 @@ func TestCopiesSummarizedAtOnce(t *testing.T) {
 				t.Errorf("%d originals and %d duplicates, want 1 and %d", originals, duplicates, copies-1)
 			}
 		})
+	}
+}
+
+// TestKeyedLocks: one key's holders take turns; other keys do not wait;
+// a key's lock is dropped when its last user is done.
+func TestKeyedLocks(t *testing.T) {
+	var k keyedLocks
+	unlockA := k.lock("a")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		k.lock("b")() // another key: not held up by a
+	}()
+	<-done
+	got := make(chan struct{})
+	go func() {
+		defer close(got)
+		k.lock("a")()
+	}()
+	select {
+	case <-got:
+		t.Fatal("a second holder of a got the lock while the first held it")
+	case <-time.After(20 * time.Millisecond):
+	}
+	unlockA()
+	<-got
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.m) != 0 {
+		t.Errorf("%d locks left after every user is done", len(k.m))
 	}
 }

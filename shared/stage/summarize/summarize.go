@@ -48,12 +48,14 @@ type Summarizer struct {
 	log   *slog.Logger
 
 	// sameText serializes, within this process, the summaries of pages
-	// whose text hashes to the same stripe: planned at once, two copies
-	// of one text would each find no original and both become one. In
-	// the embedded home every summary runs in this process, so of two
-	// identical pages exactly one is the other's duplicate; across
-	// Lambda instances the race remains (docs/aws.md).
-	sameText [64]sync.Mutex
+	// with the same text: planned at once, two copies of one text would
+	// each find no original and both become one. In the embedded home
+	// every summary runs in this process, so of two identical pages
+	// exactly one is the other's duplicate; across Lambda instances the
+	// race remains (docs/aws.md). Keyed by the exact digest: summaries of
+	// different texts never wait on each other (they may hold the lock
+	// while the store waits for its batch, see warc.Packer).
+	sameText keyedLocks
 }
 
 // New returns a summarize stage.
@@ -104,9 +106,7 @@ func (s *Summarizer) summarize(ctx context.Context, t crawl.SummarizeTask, cr cr
 		if len(doc.Text.Digest) == 0 {
 			doc.Text.Digest = doc.Text.ComputeDigest()
 		}
-		mu := &s.sameText[int(doc.Text.Digest[0])%len(s.sameText)]
-		mu.Lock()
-		defer mu.Unlock()
+		defer s.sameText.lock(string(doc.Text.Digest))()
 	}
 	for attempt := 0; ; attempt++ {
 		u, err := s.plan(ctx, cr, doc)
@@ -253,4 +253,40 @@ func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document) *crawl.
 		ng.Tokens = Tokens(pile)
 	}
 	return ng
+}
+
+// keyedLocks is a mutex per key, made when a key is first locked and
+// dropped when its last holder or waiter is done.
+type keyedLocks struct {
+	mu sync.Mutex
+	m  map[string]*keyedLock
+}
+
+type keyedLock struct {
+	sync.Mutex
+	users int
+}
+
+// lock locks key and returns its unlock.
+func (k *keyedLocks) lock(key string) func() {
+	k.mu.Lock()
+	if k.m == nil {
+		k.m = map[string]*keyedLock{}
+	}
+	l := k.m[key]
+	if l == nil {
+		l = &keyedLock{}
+		k.m[key] = l
+	}
+	l.users++
+	k.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		k.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(k.m, key)
+		}
+		k.mu.Unlock()
+	}
 }
