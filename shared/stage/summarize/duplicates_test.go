@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
-	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 )
 
 // TestCopiesSummarizedAtOnce: pages with the same text, summarized at
@@ -21,14 +19,7 @@ func TestCopiesSummarizedAtOnce(t *testing.T) {
 	ctx := context.Background()
 	for round := range 5 {
 		t.Run(fmt.Sprint("round ", round), func(t *testing.T) {
-			db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "crawl.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			if err := db.RegisterAgent(ctx, crawl.Agent{UUID: "agent", Name: "t", TimeStarted: 1}); err != nil {
-				t.Fatal(err)
-			}
+			db := openStore(t)
 			const copies = 8
 			tasks := make([]crawl.SummarizeTask, copies)
 			for i := range tasks {

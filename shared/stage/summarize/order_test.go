@@ -20,14 +20,7 @@ func fileCrawls(t *testing.T, crawls map[string]struct {
 }) (*sqlite.DB, *Summarizer) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "crawl.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if err := db.RegisterAgent(ctx, crawl.Agent{UUID: "agent", Name: "t", TimeStarted: 1}); err != nil {
-		t.Fatal(err)
-	}
+	db := openStore(t)
 	for id, c := range crawls {
 		size := int64(len(c.body))
 		cr := crawl.Crawl{
@@ -39,6 +32,21 @@ func fileCrawls(t *testing.T, crawls map[string]struct {
 		}
 	}
 	return db, New(db, nil, Config{}, slog.New(slog.DiscardHandler))
+}
+
+// openStore opens a fresh SQLite store with the agent "agent" registered.
+func openStore(t *testing.T) *sqlite.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.RegisterAgent(ctx, crawl.Agent{UUID: "agent", Name: "t", TimeStarted: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 func summarizeInOrder(t *testing.T, s *Summarizer, ids ...string) {
