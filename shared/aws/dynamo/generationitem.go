@@ -531,16 +531,8 @@ func linksItem(gen map[string]types.AttributeValue) map[string]types.AttributeVa
 		return nil
 	}
 	delete(gen, gaLinks)
-	return map[string]types.AttributeValue{gaURL: gen[gaURL], gaSK: fxS(skLinksPrefix + fxS2(gen[gaSK])), gaLinks: b,
-		gaGenID: gen[gaGenID]}
-}
-
-// fxS2 is a string attribute's value ("" for any other).
-func fxS2(v types.AttributeValue) string {
-	if s, ok := v.(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
+	sk, _ := fxReadS(gen, gaSK) // newGenItem's own string
+	return map[string]types.AttributeValue{gaURL: gen[gaURL], gaSK: fxS(skLinksPrefix + sk), gaLinks: b, gaGenID: gen[gaGenID]}
 }
 
 // decodeLinks reads a link_summary attribute back; the rows are numbered

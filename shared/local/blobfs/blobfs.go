@@ -73,9 +73,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		return nil, err
 	}
 	b, err := os.ReadFile(p)
-	// A key naming a directory (a prefix of other keys), or under a blob,
-	// names no blob either: missing, as in S3.
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) {
+	if missing(err) {
 		return nil, fmt.Errorf("get blob %s: %w", key, crawl.ErrNotFound)
 	}
 	if err != nil {
@@ -92,7 +90,7 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 		return nil, err
 	}
 	f, err := os.Open(p)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR) {
+	if missing(err) {
 		return nil, fmt.Errorf("get blob %s: %w", key, crawl.ErrNotFound)
 	}
 	if err != nil {
@@ -118,4 +116,11 @@ func (s *Store) Keep(ctx context.Context, x warc.Exchange) (string, error) {
 		return "", err
 	}
 	return key, nil
+}
+
+// missing reports whether err says a key names no blob: no such file, or
+// a key naming a directory (a prefix of other keys) or a path under a
+// blob, which name no blob either, as in S3.
+func missing(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EISDIR) || errors.Is(err, syscall.ENOTDIR)
 }

@@ -72,6 +72,18 @@ func newHarness(t *testing.T, client *http.Client, mod func(*Config)) *harness {
 	return h
 }
 
+// queue makes u a new candidate queued as crawlUUID and returns its
+// fetch task.
+func (h *harness) queue(t *testing.T, u, crawlUUID string) crawl.FetchTask {
+	t.Helper()
+	pu, _ := url.Parse(u)
+	c := crawl.Candidate{URL: u, Host: pu.Host, CrawlType: crawl.CrawlFirst, State: crawl.StateQueued, CrawlUUID: crawlUUID}
+	if err := h.db.PutCandidate(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	return crawl.FetchTask{URL: u, CrawlUUID: crawlUUID, CrawlType: crawl.CrawlFirst}
+}
+
 // crawl makes u a queued candidate, handles its fetch task, and returns
 // the recorded crawl and the candidate after it.
 func (h *harness) crawl(t *testing.T, u string, mod func(*crawl.Candidate)) (crawl.Crawl, crawl.Candidate) {
@@ -306,12 +318,7 @@ func TestBusyHostRecordsNothing(t *testing.T) {
 	h.f.polite = polite
 	ctx := context.Background()
 	u := srv.URL + "/page"
-	pu, _ := url.Parse(u)
-	c := crawl.Candidate{URL: u, Host: pu.Host, CrawlType: crawl.CrawlFirst, State: crawl.StateQueued, CrawlUUID: "c1"}
-	if err := h.db.PutCandidate(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	task := crawl.FetchTask{URL: u, CrawlUUID: "c1", CrawlType: crawl.CrawlFirst}
+	task := h.queue(t, u, "c1")
 	err := h.f.Handle(ctx, task)
 	if !errors.Is(err, errHostBusy) || !crawl.IsTransient(err) {
 		t.Fatalf("Handle with the host busy = %v; want a transient error wrapping the gate's", err)
@@ -369,12 +376,7 @@ func TestBodyKeptBeforeRecord(t *testing.T) {
 	packer := warc.NewPacker(objs, warc.PackConfig{Prefix: "warc/"})
 	h.f.bodies = packer
 	u := srv.URL + "/page"
-	pu, _ := url.Parse(u)
-	c := crawl.Candidate{URL: u, Host: pu.Host, CrawlType: crawl.CrawlFirst, State: crawl.StateQueued, CrawlUUID: "c1"}
-	if err := h.db.PutCandidate(ctx, c); err != nil {
-		t.Fatal(err)
-	}
-	task := crawl.FetchTask{URL: u, CrawlUUID: "c1", CrawlType: crawl.CrawlFirst}
+	task := h.queue(t, u, "c1")
 	if err := h.f.Handle(ctx, task); err == nil || !strings.Contains(err.Error(), "the object store is down") {
 		t.Fatalf("handle with the store down: %v, want its error", err)
 	}
