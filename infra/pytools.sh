@@ -9,17 +9,10 @@ root="$(dirname "$here")"
 dir="${LOCAL_AWS_DIR:-$root/.local-aws}"
 venv="$dir/pytools-venv"
 req="$here/pytools-requirements.txt"
+# shellcheck source=venv.sh
+. "$here/venv.sh"
 
-install() {
-	if [ -x "$venv/bin/python" ] && [ -f "$venv/.installed" ] && cmp -s "$req" "$venv/.installed"; then return; fi
-	command -v python3 >/dev/null || { echo "pytools: python3 is missing: install Python 3.9 or newer" >&2; exit 1; }
-	rm -rf "$venv"
-	mkdir -p "$dir"
-	echo "pytools: installing $(grep -v '^#' "$req" | tr '\n' ' ')into $venv" >&2
-	python3 -m venv "$venv"
-	"$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req"
-	cp "$req" "$venv/.installed"
-}
+install() { venv_install pytools "$venv" "$req" "$venv/bin/python"; }
 
 case "${1:-}" in
 install) install ;;

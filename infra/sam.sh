@@ -12,19 +12,10 @@ dir="${LOCAL_AWS_DIR:-$root/.local-aws}"
 venv="$dir/sam-venv"
 req="$here/sam-requirements.txt"
 export SAM_CLI_TELEMETRY=0
+# shellcheck source=venv.sh
+. "$here/venv.sh"
 
-need() { command -v "$1" >/dev/null || { echo "sam: '$1' is missing: $2" >&2; exit 1; }; }
-
-install() {
-	if [ -x "$venv/bin/sam" ] && [ -f "$venv/.installed" ] && cmp -s "$req" "$venv/.installed"; then return; fi
-	need python3 "install Python 3.9 or newer"
-	rm -rf "$venv"
-	mkdir -p "$dir"
-	echo "sam: installing $(grep -v '^#' "$req" | tr '\n' ' ')into $venv" >&2
-	python3 -m venv "$venv"
-	"$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req"
-	cp "$req" "$venv/.installed"
-}
+install() { venv_install sam "$venv" "$req" "$venv/bin/sam"; }
 
 case "${1:-}" in
 install) install ;;
