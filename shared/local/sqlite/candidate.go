@@ -215,7 +215,7 @@ func (d *DB) AddScopeHost(ctx context.Context, host string) error {
 // InScope reports whether host is in the crawl's scope.
 func (d *DB) InScope(ctx context.Context, host string) (bool, error) {
 	var n int
-	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM crawl_scope WHERE host=?`, host).Scan(&n); err != nil {
+	if err := d.queryRow(ctx, `SELECT count(*) FROM crawl_scope WHERE host=?`, host).Scan(&n); err != nil {
 		return false, fmt.Errorf("scope of %s: %w", host, err)
 	}
 	return n > 0, nil

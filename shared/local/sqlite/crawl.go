@@ -127,7 +127,7 @@ func insertCrawl(ctx context.Context, tx *wtx, cr crawl.Crawl) error {
 func (d *DB) GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error) {
 	var cr crawl.Crawl
 	var logID int64
-	err := d.db.QueryRowContext(ctx, `SELECT l.crawl_log_id, a.agent_uuid, u.url, l.crawl_type, l.crawl_uuid,
+	err := d.queryRow(ctx, `SELECT l.crawl_log_id, a.agent_uuid, u.url, l.crawl_type, l.crawl_uuid,
 		l.time_started_unix_utc, l.time_taken_ms, l.exit_code, l.message
 		FROM crawl_log l JOIN agent a ON a.agent_id=l.agent_id JOIN url u ON u.url_id=l.url_id WHERE l.crawl_uuid=?`, crawlUUID).
 		Scan(&logID, &cr.Log.AgentUUID, &cr.Log.URL, &cr.Log.CrawlType, &cr.Log.CrawlUUID, &cr.Log.TimeStarted,
@@ -139,7 +139,7 @@ func (d *DB) GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error
 		return cr, fmt.Errorf("get crawl %s: %w", crawlUUID, err)
 	}
 	cr.Log.ID = logID
-	rows, err := d.db.QueryContext(ctx, `SELECT r.request_id, u.url, r.time_sent_unix_utc, r.request_duration_ms,
+	rows, err := d.query(ctx, `SELECT r.request_id, u.url, r.time_sent_unix_utc, r.request_duration_ms,
 		r.robotstxt_approved, r.exit_code, r.server_last_modified_unix_utc, r.http_status_code, r.http_etag
 		FROM request r JOIN url u ON u.url_id=r.url_id WHERE r.crawl_log_id=? ORDER BY r.request_id`, logID)
 	if err != nil {
@@ -159,7 +159,7 @@ func (d *DB) GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error
 	}
 	var f crawl.File
 	var charset, ctype, clang, robots sql.NullString
-	err = d.db.QueryRowContext(ctx, `SELECT f.file_id, u.url, f.last_modified_unix_utc, f.file_size, m.mimetype,
+	err = d.queryRow(ctx, `SELECT f.file_id, u.url, f.last_modified_unix_utc, f.file_size, m.mimetype,
 		cu.url, b.body_key, b.charset, b.content_type, b.content_language, b.x_robots_tag
 		FROM file f JOIN url u ON u.url_id=f.url_id JOIN mimetype m ON m.mimetype_id=f.mimetype_id
 		LEFT JOIN url cu ON cu.url_id=f.canonical_url_id LEFT JOIN file_body b ON b.file_id=f.file_id
@@ -173,7 +173,7 @@ func (d *DB) GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error
 		return cr, fmt.Errorf("get file of %s: %w", crawlUUID, err)
 	}
 	var r crawl.Redirect
-	err = d.db.QueryRowContext(ctx, `SELECT r.redirect_id, u.url, r.last_modified_unix_utc, t.url, r.information_source,
+	err = d.queryRow(ctx, `SELECT r.redirect_id, u.url, r.last_modified_unix_utc, t.url, r.information_source,
 		r.is_permanent, r.by_security_policy FROM redirect r JOIN url u ON u.url_id=r.url_id JOIN url t ON t.url_id=r.to_url_id
 		WHERE r.crawl_log_id=?`, logID).Scan(&r.ID, &r.URL, &r.LastModified, &r.ToURL, &r.InformationSource,
 		&r.IsPermanent, &r.BySecurityPolicy)

@@ -205,6 +205,29 @@ func (d *DB) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
+// queryRow is QueryRowContext with the query prepared once (prepared):
+// for the reads run once or more per URL.
+func (d *DB) queryRow(ctx context.Context, query string, args ...any) scanner {
+	st, err := d.prepared(ctx, query)
+	if err != nil {
+		return errRow{err}
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// query is QueryContext with the query prepared once (prepared).
+func (d *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := d.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
 // SQL returns the read pool, for read-only queries in tests and reports.
 func (d *DB) SQL() *sql.DB { return d.db }
 

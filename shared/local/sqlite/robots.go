@@ -15,7 +15,7 @@ import (
 func (d *DB) GetRobots(ctx context.Context, origin string) (crawl.RobotsFile, error) {
 	var f crawl.RobotsFile
 	var ms int64
-	err := d.db.QueryRowContext(ctx, `SELECT status, body, fetched_at_ms FROM robots_file WHERE origin = ?`, origin).
+	err := d.queryRow(ctx, `SELECT status, body, fetched_at_ms FROM robots_file WHERE origin = ?`, origin).
 		Scan(&f.Status, &f.Body, &ms)
 	if errors.Is(err, sql.ErrNoRows) {
 		return crawl.RobotsFile{}, crawl.ErrNotFound

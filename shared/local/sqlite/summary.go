@@ -11,7 +11,7 @@ import (
 func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration, error) {
 	var o crawl.OpenGeneration
 	g := &o.Generation
-	err := d.db.QueryRowContext(ctx, `SELECT g.entity_generation_id, g.entity_generation_uuid, u.url, g.url_fragment,
+	err := d.queryRow(ctx, `SELECT g.entity_generation_id, g.entity_generation_uuid, u.url, g.url_fragment,
 		g.first_seen_unix_utc, g.last_seen_unix_utc, g.confirmed_end_unix_utc, g.marked_duplicate, g.text_pile_id,
 		coalesce(c.content_key,'')
 		FROM entity_generation g JOIN url u ON u.url_id=g.url_id LEFT JOIN generation_content c ON c.entity_generation_id=g.entity_generation_id
@@ -34,7 +34,7 @@ func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration
 // noindex page is never an original: its copies would vanish from search.)
 func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, error) {
 	var id int64
-	err := d.db.QueryRowContext(ctx, `SELECT g.entity_generation_id FROM text_pile p
+	err := d.queryRow(ctx, `SELECT g.entity_generation_id FROM text_pile p
 		JOIN entity_generation g ON g.text_pile_id=p.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND g.marked_duplicate=0
 		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
 		JOIN url u ON u.url_id=g.url_id
@@ -51,7 +51,7 @@ func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, 
 // SummaryRecorded reports whether a crawl is already in the summary database.
 func (d *DB) SummaryRecorded(ctx context.Context, crawlUUID string) (bool, error) {
 	var n int
-	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM crawl_summary WHERE crawl_uuid=?`, crawlUUID).Scan(&n); err != nil {
+	if err := d.queryRow(ctx, `SELECT count(*) FROM crawl_summary WHERE crawl_uuid=?`, crawlUUID).Scan(&n); err != nil {
 		return false, fmt.Errorf("look up summary of %s: %w", crawlUUID, err)
 	}
 	return n > 0, nil
