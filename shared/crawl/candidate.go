@@ -29,6 +29,7 @@ type Candidate struct {
 	DiscoveredAt           int64
 	Parent                 string // the page it was first found on; "" for seeds
 	MaxDepth               *int   // the depth limit it was enqueued with, if any
+	SiteID                 string // the site it belongs to (seed 001), "" for none
 	// Version counts writes; a conditional write expects the version read.
 	Version int64
 }
@@ -46,4 +47,8 @@ const (
 	StateCrawled CandidateState = "crawled"
 	// StateFiltered: ruled out by scope, depth, patterns or robots.txt.
 	StateFiltered CandidateState = "filtered"
+	// StateHeld: due, but its site is disabled (or suspended, for a link
+	// found in a page): it waits, intact, and is due again when the site
+	// is enabled.
+	StateHeld CandidateState = "held"
 )

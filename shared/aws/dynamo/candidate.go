@@ -45,6 +45,7 @@ const (
 	caDiscovered        = "discovered_unix_utc"
 	caParent            = "parent_url"
 	caMaxDepth          = "max_depth"
+	caSiteID            = "site_id"
 	caVersion           = "version"
 	caCrawls            = "crawls"
 	caDueHost           = "due_host"
@@ -150,6 +151,7 @@ func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool) (*dynamodb.Upda
 	u.setOpt(caLastCfModified, fxOptN(c.LastContentfulModified))
 	u.setOpt(caOrigURL, fxNonEmpty(c.OrigURL))
 	u.setOpt(caParent, fxNonEmpty(c.Parent))
+	u.setOpt(caSiteID, fxNonEmpty(c.SiteID))
 	var maxDepth *int64
 	if c.MaxDepth != nil {
 		m := int64(*c.MaxDepth)
@@ -225,6 +227,7 @@ func decodeCandidate(m map[string]types.AttributeValue) (crawl.Candidate, error)
 	c.RedirectChain = r.strList(caRedirectChain)
 	c.DiscoveredAt = r.int(caDiscovered)
 	c.Parent = r.str(caParent)
+	c.SiteID = r.str(caSiteID)
 	if md := r.optInt(caMaxDepth); md != nil {
 		m := int(*md)
 		c.MaxDepth = &m

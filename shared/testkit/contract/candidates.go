@@ -158,6 +158,7 @@ func candidateRoundTrip(t *testing.T, s Metadata) {
 		DiscoveredAt:            1650000000,
 		Parent:                  "https://example.com/",
 		MaxDepth:                ptr(0),
+		SiteID:                  "docs.example",
 	}
 	bare := crawl.Candidate{URL: "http://example.org/", Host: "example.org", State: crawl.StateDue, CrawlType: crawl.CrawlFirst}
 	with := func(suffix string, f func(c *crawl.Candidate)) crawl.Candidate {
