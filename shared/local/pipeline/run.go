@@ -84,6 +84,12 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 		r.wake[q] = make(chan struct{}, 1)
 	}
 	st := r.newStages(cfg)
+	// The sites (seed 001) rule their URLs' admission and release; a
+	// change to one (`crawler site`, from another process) is read again
+	// within schedule.SiteRefreshEvery.
+	if err := st.sched.UseSites(ctx, d.DB); err != nil {
+		return res, err
+	}
 	if err := r.resume(ctx, st.sched, cfg, start); err != nil {
 		return res, err
 	}
@@ -256,13 +262,19 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 	released := 0
 	tick := time.NewTicker(driveEvery)
 	defer tick.Stop()
-	lastProgress := time.Time{}
+	lastProgress, lastSites := time.Time{}, time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return false, ctx.Err()
 		case <-r.driveWake:
 		case <-tick.C:
+		}
+		if time.Since(lastSites) >= schedule.SiteRefreshEvery {
+			lastSites = time.Now()
+			if err := st.sched.RefreshSites(ctx); err != nil {
+				return false, err
+			}
 		}
 		fetchPending, err := r.d.DB.Pending(ctx, QueueFetch)
 		if err != nil {

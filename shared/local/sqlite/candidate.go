@@ -14,7 +14,7 @@ const candidateColumns = `u.url, c.last_crawl_time_unix_utc, c.last_crawl_exit_c
 	c.last_contentful_crawl_time_unix_utc, c.last_contentful_http_etag,
 	f.host, f.state, f.hops, f.priority, f.due_unix_utc, f.crawl_type, f.crawl_uuid,
 	f.queued_unix_utc, f.last_contentful_modified_unix_utc, f.n_redirs, f.orig_url,
-	f.redirect_chain, f.discovered_unix_utc, f.parent_url, f.max_depth, f.version`
+	f.redirect_chain, f.discovered_unix_utc, f.parent_url, f.max_depth, f.version, f.site_id`
 
 const candidateFrom = ` FROM crawl_candidate c JOIN crawl_frontier f ON f.url_id=c.url_id JOIN url u ON u.url_id=c.url_id `
 
@@ -23,12 +23,12 @@ type scanner interface{ Scan(dest ...any) error }
 func scanCandidate(s scanner) (crawl.Candidate, error) {
 	var c crawl.Candidate
 	var exit *int
-	var crawlUUID, origURL, chain, parent sql.NullString
+	var crawlUUID, origURL, chain, parent, site sql.NullString
 	var maxDepth sql.NullInt64
 	err := s.Scan(&c.URL, &c.LastCrawlTime, &exit, &c.LastContentfulCrawlTime, &c.LastContentfulETag,
 		&c.Host, &c.State, &c.Hops, &c.Priority, &c.DueAt, &c.CrawlType, &crawlUUID,
 		&c.QueuedAt, &c.LastContentfulModified, &c.NRedirs, &origURL,
-		&chain, &c.DiscoveredAt, &parent, &maxDepth, &c.Version)
+		&chain, &c.DiscoveredAt, &parent, &maxDepth, &c.Version, &site)
 	if err != nil {
 		return c, err
 	}
@@ -36,7 +36,7 @@ func scanCandidate(s scanner) (crawl.Candidate, error) {
 		e := crawl.ExitCode(*exit)
 		c.LastCrawlExitCode = &e
 	}
-	c.CrawlUUID, c.OrigURL, c.Parent = crawlUUID.String, origURL.String, parent.String
+	c.CrawlUUID, c.OrigURL, c.Parent, c.SiteID = crawlUUID.String, origURL.String, parent.String, site.String
 	if maxDepth.Valid {
 		m := int(maxDepth.Int64)
 		c.MaxDepth = &m
@@ -108,21 +108,37 @@ func putCandidate(ctx context.Context, q *wtx, c crawl.Candidate) error {
 		}
 		_, err := q.ExecContext(ctx, `INSERT INTO crawl_frontier(url_id, host, state, hops, priority, due_unix_utc,
 			crawl_type, crawl_uuid, queued_unix_utc, last_contentful_modified_unix_utc, n_redirs, orig_url,
-			redirect_chain, discovered_unix_utc, parent_url, max_depth, version) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1)`,
+			redirect_chain, discovered_unix_utc, parent_url, max_depth, version, site_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1,?)`,
 			id, c.Host, c.State, c.Hops, c.Priority, c.DueAt, c.CrawlType, nullStr(c.CrawlUUID), c.QueuedAt,
-			c.LastContentfulModified, c.NRedirs, nullStr(c.OrigURL), chain, c.DiscoveredAt, nullStr(c.Parent), c.MaxDepth)
+			c.LastContentfulModified, c.NRedirs, nullStr(c.OrigURL), chain, c.DiscoveredAt, nullStr(c.Parent), c.MaxDepth, nullStr(c.SiteID))
 		if err != nil {
 			return fmt.Errorf("insert frontier %s: %w", c.URL, err)
 		}
+		if c.SiteID != "" && c.State != crawl.StateFiltered {
+			// The site's count of collected URLs (those not filtered out),
+			// in the same write: what its MaxURLs is checked against.
+			if _, err := q.ExecContext(ctx, `UPDATE sites SET CollectedURLs=CollectedURLs+1, TcDate=? WHERE Id=?`,
+				c.DiscoveredAt, c.SiteID); err != nil {
+				return fmt.Errorf("count URL of site %s: %w", c.SiteID, err)
+			}
+		}
 		return nil
+	}
+	if c.SiteID != "" && (c.State == crawl.StateDue || c.State == crawl.StateHeld) {
+		// A filtered URL admitted after all (found closer to a seed, or
+		// filters changed) is collected now.
+		if _, err := q.ExecContext(ctx, `UPDATE sites SET CollectedURLs=CollectedURLs+1 WHERE Id=?
+			AND (SELECT state FROM crawl_frontier WHERE url_id=?)='filtered'`, c.SiteID, id); err != nil {
+			return fmt.Errorf("count URL of site %s: %w", c.SiteID, err)
+		}
 	}
 	res, err := q.ExecContext(ctx, `UPDATE crawl_frontier SET host=?, state=?, hops=?, priority=?, due_unix_utc=?,
 		crawl_type=?, crawl_uuid=?, queued_unix_utc=?, last_contentful_modified_unix_utc=?, n_redirs=?, orig_url=?,
-		redirect_chain=?, discovered_unix_utc=?, parent_url=?, max_depth=?, version=version+1
+		redirect_chain=?, discovered_unix_utc=?, parent_url=?, max_depth=?, site_id=?, version=version+1
 		WHERE url_id=? AND version=?`,
 		c.Host, c.State, c.Hops, c.Priority, c.DueAt, c.CrawlType, nullStr(c.CrawlUUID), c.QueuedAt,
 		c.LastContentfulModified, c.NRedirs, nullStr(c.OrigURL), chain, c.DiscoveredAt, nullStr(c.Parent), c.MaxDepth,
-		id, c.Version)
+		nullStr(c.SiteID), id, c.Version)
 	if err != nil {
 		return fmt.Errorf("update frontier %s: %w", c.URL, err)
 	}
@@ -147,7 +163,13 @@ func nullStr(s string) *string {
 // DueCandidates returns up to limit candidates due at or before now,
 // highest priority and earliest due first.
 func (d *DB) DueCandidates(ctx context.Context, now int64, limit int) ([]crawl.Candidate, error) {
-	return d.queryCandidates(ctx, `WHERE f.state='due' AND f.due_unix_utc<=? ORDER BY f.priority DESC, f.due_unix_utc, f.url_id LIMIT ?`, now, limit)
+	// A site's URLs are held when it is disabled (PutSite); those made due
+	// meanwhile by a process that had not yet read the change are left
+	// here until it is enabled.
+	return d.queryCandidates(ctx, `WHERE f.state='due' AND f.due_unix_utc<=?
+		AND (f.site_id IS NULL OR NOT EXISTS (SELECT 1 FROM sites s WHERE s.Id=f.site_id
+			AND (s.State=2 OR s.State=3 AND f.parent_url IS NOT NULL)))
+		ORDER BY f.priority DESC, f.due_unix_utc, f.url_id LIMIT ?`, now, limit)
 }
 
 // StaleQueued returns up to limit candidates released to fetch at or
@@ -189,11 +211,14 @@ func (d *DB) queryCandidates(ctx context.Context, where string, args ...any) ([]
 // --recrawl`), and returns how many. A candidate never crawled keeps its
 // crawl type (its next crawl is still its first). Queued candidates are
 // left to the crawl they were released as; filtered ones stay filtered.
+// The URLs of a site that is not active are left alone: a suspended
+// site is not recrawled, a disabled one's URLs are held.
 func (d *DB) MarkAllDue(ctx context.Context, now int64, t crawl.CrawlType) (int, error) {
 	res, err := d.exec(ctx, `UPDATE crawl_frontier SET state='due', due_unix_utc=?,
 		crawl_type=CASE WHEN (SELECT c.last_crawl_time_unix_utc FROM crawl_candidate c WHERE c.url_id=crawl_frontier.url_id)
 			IS NULL THEN crawl_type ELSE ? END, version=version+1
-		WHERE state IN ('crawled','due')`, now, t)
+		WHERE state IN ('crawled','due')
+		AND (site_id IS NULL OR site_id NOT IN (SELECT Id FROM sites WHERE State<>1))`, now, t)
 	if err != nil {
 		return 0, fmt.Errorf("mark all due: %w", err)
 	}

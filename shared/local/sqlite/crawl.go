@@ -34,7 +34,13 @@ func (d *DB) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate
 				return err
 			}
 		}
-		return insertCrawl(ctx, tx, cr)
+		if err := insertCrawl(ctx, tx, cr); err != nil {
+			return err
+		}
+		if c != nil && c.SiteID != "" {
+			return countSiteCrawl(ctx, tx, c.SiteID, cr)
+		}
+		return nil
 	})
 	if err != nil {
 		return false, fmt.Errorf("record crawl %s of %s: %w", cr.Log.CrawlUUID, cr.Log.URL, err)

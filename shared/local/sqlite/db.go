@@ -66,6 +66,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	// One connection writes: SQLite has one writer anyway.
 	w.SetMaxOpenConns(1)
+	if err := migrate(ctx, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("bring %s up to date: %w", path, corrupt(err))
+	}
 	if _, err := w.ExecContext(ctx, schema); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("create schema in %s: %w", path, corrupt(err))
@@ -102,6 +106,35 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("%s has no crawl_log table: %w", path, ErrCorrupt)
 	}
 	return &DB{db: sdb, stmts: map[string]*sql.Stmt{}}, nil
+}
+
+// addedColumns are the columns added to a table after databases were
+// made without them: migrate adds them to such a database before the
+// schema (which may index them) is applied.
+var addedColumns = []struct{ table, column, decl string }{
+	{"crawl_frontier", "site_id", "TEXT"},
+}
+
+// migrate brings a database made by an earlier version up to the schema.
+func migrate(ctx context.Context, w *sql.DB) error {
+	for _, c := range addedColumns {
+		var tables, has int
+		if err := w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?`, c.table).Scan(&tables); err != nil {
+			return err
+		}
+		if tables == 0 {
+			continue // a new database: the schema makes the table whole
+		}
+		if err := w.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info(?) WHERE name=?`, c.table, c.column).Scan(&has); err != nil {
+			return err
+		}
+		if has == 0 {
+			if _, err := w.ExecContext(ctx, `ALTER TABLE `+c.table+` ADD COLUMN `+c.column+` `+c.decl); err != nil {
+				return fmt.Errorf("add %s.%s: %w", c.table, c.column, err)
+			}
+		}
+	}
+	return nil
 }
 
 // dsn is the driver's name for the file at path, with the pragmas every

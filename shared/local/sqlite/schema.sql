@@ -201,6 +201,77 @@ CREATE VIRTUAL TABLE IF NOT EXISTS full_text_entity_index USING fts5(
   big_headlines, small_headlines, code_text, quote_text
 );
 
+-- seed 001 -----------------------------------------------------------------
+-- The site object: sites, sites_urls, sites_filters, sites_properties,
+-- column for column (the seed's capitalized names; its DateTime fields
+-- are Unix seconds here, as every time in this database). Enumerations
+-- are the seed's integers: State 1 active, 2 disabled, 3 suspended;
+-- URLType 0 regular, 1 single, 3 collect-all; filter Type 0 include,
+-- 1 exclude, Mode 0 URLs, 1 media; sites_urls State 0 enabled.
+CREATE TABLE IF NOT EXISTS sites (
+  Id              TEXT PRIMARY KEY,
+  UDate           INTEGER,
+  TcDate          INTEGER,
+  CDate           INTEGER NOT NULL,
+  Resources       INTEGER NOT NULL DEFAULT 0,
+  Contents        INTEGER NOT NULL DEFAULT 0,
+  CollectedURLs   INTEGER NOT NULL DEFAULT 0,
+  NewURLs         INTEGER NOT NULL DEFAULT 0,
+  DeletedURLs     INTEGER NOT NULL DEFAULT 0,
+  Iterations      INTEGER NOT NULL DEFAULT 0,
+  State           INTEGER NOT NULL DEFAULT 1,
+  Priority        INTEGER NOT NULL DEFAULT 0,
+  MaxURLs         INTEGER NOT NULL DEFAULT 0,
+  MaxURLsFromPage INTEGER NOT NULL DEFAULT 0,
+  MaxResources    INTEGER NOT NULL DEFAULT 0,
+  MaxErrors       INTEGER NOT NULL DEFAULT 0,
+  MaxResourceSize INTEGER NOT NULL DEFAULT 0,
+  RequestDelay    INTEGER NOT NULL DEFAULT 0,
+  ProcessingDelay INTEGER NOT NULL DEFAULT 0,
+  HTTPTimeout     INTEGER NOT NULL DEFAULT 0,
+  ErrorMask       INTEGER NOT NULL DEFAULT 0,
+  Errors          INTEGER NOT NULL DEFAULT 0,
+  Size            INTEGER NOT NULL DEFAULT 0,
+  AVGSpeed        REAL NOT NULL DEFAULT 0,
+  AVGSpeedCounter INTEGER NOT NULL DEFAULT 0,
+  URLType         INTEGER NOT NULL DEFAULT 0,
+  User_Id         INTEGER NOT NULL DEFAULT 0,
+  RecrawlPeriod   INTEGER NOT NULL DEFAULT 0,
+  RecrawlDate     INTEGER,
+  FetchType       INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS sites_filters (
+  Site_Id TEXT NOT NULL REFERENCES sites(Id),
+  Pattern TEXT NOT NULL,
+  Type    INTEGER NOT NULL,
+  UDate   INTEGER,
+  CDate   INTEGER NOT NULL,
+  Mode    INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS sites_filters_by_site ON sites_filters(Site_Id);
+-- Crawled, Processed, CrDate and PrDate: deprecated in the seed, never written.
+CREATE TABLE IF NOT EXISTS sites_urls (
+  Site_Id   TEXT NOT NULL REFERENCES sites(Id),
+  URL       TEXT NOT NULL,
+  State     INTEGER NOT NULL DEFAULT 0,
+  Crawled   INTEGER,
+  Processed INTEGER,
+  CrDate    INTEGER,
+  PrDate    INTEGER,
+  CDate     INTEGER NOT NULL,
+  User_Id   INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (Site_Id, URL)
+);
+CREATE TABLE IF NOT EXISTS sites_properties (
+  Site_Id TEXT NOT NULL REFERENCES sites(Id),
+  URLMd5  TEXT NOT NULL DEFAULT '',
+  Name    TEXT NOT NULL,
+  Value   TEXT,
+  UDate   INTEGER,
+  CDate   INTEGER NOT NULL,
+  PRIMARY KEY (Site_Id, URLMd5, Name)
+);
+
 -- extensions ----------------------------------------------------------------
 -- crawl_frontier: the scheduler's per-URL state beside crawl_candidate.
 CREATE TABLE IF NOT EXISTS crawl_frontier (
@@ -220,13 +291,16 @@ CREATE TABLE IF NOT EXISTS crawl_frontier (
   discovered_unix_utc               INTEGER NOT NULL,
   parent_url                        TEXT,
   max_depth                         INTEGER,
-  version                           INTEGER NOT NULL
+  version                           INTEGER NOT NULL,
+  site_id                           TEXT -- the site it belongs to (seed 001), NULL for none
 );
 CREATE INDEX IF NOT EXISTS crawl_frontier_due ON crawl_frontier(state, due_unix_utc, priority);
 -- In release order (DueCandidates), so that a release reads its few rows
 -- instead of sorting every due candidate: on a large crawl tens of
 -- thousands are due at once.
 CREATE INDEX IF NOT EXISTS crawl_frontier_release ON crawl_frontier(state, priority DESC, due_unix_utc, url_id);
+-- A site's URLs, for holding them while it is disabled and counting them.
+CREATE INDEX IF NOT EXISTS crawl_frontier_by_site ON crawl_frontier(site_id, state) WHERE site_id IS NOT NULL;
 -- robots_file: each origin's robots.txt as last fetched, so that a run
 -- that resumes a crawl keeps the rules until they expire (RFC 9309
 -- allows caching them up to 24 h) instead of fetching them again.

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -55,6 +56,9 @@ type Scheduler struct {
 	now    func() time.Time
 	scope  sync.Map // hosts known to be in scope
 	known  knownURLs
+
+	siteStore SiteStore // nil: no sites, every URL gets the defaults
+	sites     atomic.Pointer[siteView]
 }
 
 // New returns a scheduler sending released candidates to fetch.
@@ -101,7 +105,10 @@ func (s *Scheduler) Admit(ctx context.Context, ev crawl.EnqueueEvent) (Outcome, 
 		return "", crawl.E("admit "+ev.URL, crawl.KindInvalid, fmt.Errorf("enqueue_type export is not supported by this crawler"))
 	}
 	seed := ev.Seed || (!discovered && ev.Hops == 0 && ev.NRedirs == 0)
-	if seed {
+	site := s.siteOf(n.URL)
+	// A seed puts its host in scope, unless it is a site's URL: a site's
+	// scope is its roots.
+	if seed && site == nil {
 		if err := s.addScope(ctx, n.Host); err != nil {
 			return "", err
 		}
@@ -115,12 +122,12 @@ func (s *Scheduler) Admit(ctx context.Context, ev crawl.EnqueueEvent) (Outcome, 
 			}
 		}
 	}
-	verdict, err := s.judge(ctx, n, ev)
+	verdict, err := s.judge(ctx, n, ev, site)
 	if err != nil {
 		return "", err
 	}
 	for attempt := 0; ; attempt++ {
-		out, err := s.admit(ctx, n, ev, verdict)
+		out, err := s.admit(ctx, n, ev, verdict, site)
 		if !errors.Is(err, crawl.ErrConflict) || attempt == 4 {
 			return out, err
 		}
@@ -168,10 +175,21 @@ func siteURL(site string) string {
 }
 
 // judge returns the filter exit code for a URL, or ExitUnknown if it passes.
-func (s *Scheduler) judge(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent) (crawl.ExitCode, error) {
-	in, err := s.inScope(ctx, n.Host)
-	if err != nil {
-		return 0, err
+func (s *Scheduler) judge(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, site *crawl.CompiledSite) (crawl.ExitCode, error) {
+	discovered := ev.Parent != ""
+	var from *crawl.CompiledSite // the site of the page the link is on
+	if discovered {
+		from = s.siteOf(ev.Parent)
+	}
+	if from != nil && from.URLType == crawl.URLSingle {
+		return crawl.ExitExcluded, nil // a single-URL site's links are not collected
+	}
+	in := site != nil || from != nil && from.URLType == crawl.URLCollectAll
+	if !in {
+		var err error
+		if in, err = s.inScope(ctx, n.Host); err != nil {
+			return 0, err
+		}
 	}
 	if !in {
 		return crawl.ExitOutOfScope, nil
@@ -192,6 +210,9 @@ func (s *Scheduler) judge(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 	if matchAny(s.policy.Exclude, n.URL) {
 		return crawl.ExitExcluded, nil
 	}
+	if site != nil {
+		return s.judgeSite(site, n.URL), nil
+	}
 	return crawl.ExitUnknown, nil
 }
 
@@ -204,7 +225,7 @@ func matchAny(res []*regexp.Regexp, s string) bool {
 	return false
 }
 
-func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, verdict crawl.ExitCode) (Outcome, error) {
+func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, verdict crawl.ExitCode, site *crawl.CompiledSite) (Outcome, error) {
 	plain := ev.EnqueueType != crawl.EnqueueForced && ev.EnqueueType != crawl.EnqueueReenqueued
 	if plain && s.known.dedupes(n.URL, ev.Hops, verdict != crawl.ExitUnknown) {
 		return Deduped, nil
@@ -220,16 +241,26 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 			Parent: ev.Parent, NRedirs: ev.NRedirs, OrigURL: ev.OrigURL, RedirectChain: ev.RedirectChain,
 			MaxDepth: ev.MaxDepth, CrawlType: crawl.CrawlFirst,
 		}
+		if site != nil {
+			c.SiteID = site.ID
+			c.Priority += site.Priority
+		}
 		if verdict != crawl.ExitUnknown {
 			c.State = crawl.StateFiltered
 			c.LastCrawlExitCode = &verdict
 			return Filtered, s.put(ctx, c)
 		}
-		c.State, c.DueAt = crawl.StateDue, now
+		c.State, c.DueAt = dueState(site, ev.Parent != ""), now
 		if ev.EnqueueType == crawl.EnqueueForced {
 			c.CrawlType = crawl.CrawlForced
 		}
-		return Admitted, s.put(ctx, c)
+		if err := s.put(ctx, c); err != nil {
+			return "", err
+		}
+		if site != nil {
+			s.countAdmitted(site.ID)
+		}
+		return Admitted, nil
 	}
 	if err != nil {
 		return "", fmt.Errorf("admit %s: %w", n.URL, err)
@@ -246,10 +277,10 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 	}
 	switch {
 	case ev.EnqueueType == crawl.EnqueueForced || ev.EnqueueType == crawl.EnqueueReenqueued:
-		if c.State == crawl.StateQueued || c.State == crawl.StateDue && c.DueAt <= now {
+		if c.State == crawl.StateQueued || c.State == crawl.StateDue && c.DueAt <= now || c.State == crawl.StateHeld {
 			return Deduped, nil
 		}
-		c.State, c.DueAt = crawl.StateDue, now
+		c.State, c.DueAt = dueState(site, ev.Parent != ""), now
 		c.CrawlType = crawl.CrawlReenqueued
 		if ev.EnqueueType == crawl.EnqueueForced {
 			c.CrawlType = crawl.CrawlForced
@@ -258,7 +289,10 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 		return Requeued, s.put(ctx, c)
 	case c.State == crawl.StateFiltered && isRetryableFilter(c.LastCrawlExitCode):
 		// Found again closer to a seed, or the filters changed: admit it.
-		c.State, c.DueAt, c.Hops = crawl.StateDue, now, min(c.Hops, ev.Hops)
+		c.State, c.DueAt, c.Hops = dueState(site, ev.Parent != ""), now, min(c.Hops, ev.Hops)
+		if site != nil && c.SiteID == "" {
+			c.SiteID = site.ID
+		}
 		c.LastCrawlExitCode = nil
 		return Admitted, s.put(ctx, c)
 	case ev.Hops < c.Hops:
@@ -382,7 +416,11 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 				errs[i] = fmt.Errorf("release %s: %w", c.URL, err)
 				return
 			}
-			bodies[i], errs[i] = json.Marshal(crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth})
+			task := crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth}
+			if site := s.siteOf(c.URL); site != nil && site.ID == c.SiteID {
+				task.DelayMS, task.TimeoutMS, task.MaxBytes, task.MaxLinks = site.RequestDelay, site.HTTPTimeout, site.MaxResourceSize, site.MaxURLsFromPage
+			}
+			bodies[i], errs[i] = json.Marshal(task)
 		}()
 	}
 	wg.Wait()

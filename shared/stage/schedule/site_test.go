@@ -1,0 +1,207 @@
+package schedule
+
+import (
+	"context"
+	"crypto/md5"
+	"encoding/hex"
+	"errors"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+)
+
+func siteEvent(op crawl.SiteOp, id string, f func(*crawl.SiteEvent)) crawl.SiteEvent {
+	ev := crawl.SiteEvent{Type: crawl.SiteEventType, Op: op, ID: id}
+	if f != nil {
+		f(&ev)
+	}
+	return ev
+}
+
+// sitesScheduler is a scheduler over a fresh database that uses its sites.
+func sitesScheduler(t *testing.T) (*Scheduler, *sqlite.DB, *recSender) {
+	t.Helper()
+	db := openDB(t)
+	s, snd := newScheduler(t, db, noLimit())
+	if err := s.UseSites(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	return s, db, snd
+}
+
+func manage(t *testing.T, s *Scheduler, ev crawl.SiteEvent) crawl.Site {
+	t.Helper()
+	site, err := s.ManageSite(context.Background(), ev)
+	if err != nil {
+		t.Fatalf("%s site %s: %v", ev.Op, ev.ID, err)
+	}
+	return site
+}
+
+// TestSiteAdmission: a site's roots are its scope, and its filters,
+// limits, URL type and priority decide its URLs' admission.
+func TestSiteAdmission(t *testing.T) {
+	s, db, _ := sitesScheduler(t)
+	docs := manage(t, s, siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) {
+		ev.Roots = []string{"http://example.com/docs/index.html"}
+		ev.Priority, ev.MaxURLs = ptr(7), ptr(int64(4))
+		ev.Filters = &[]crawl.SiteFilter{{Pattern: `\.pdf$`, Type: crawl.FilterExclude}}
+	}))
+	if docs.CollectedURLs != 1 || docs.NewURLs != 1 {
+		t.Errorf("a new site counts %d URLs (%d new), want its root: 1", docs.CollectedURLs, docs.NewURLs)
+	}
+	manage(t, s, siteEvent(crawl.SiteAdd, "single", func(ev *crawl.SiteEvent) {
+		ev.Roots, ev.URLType = []string{"http://single.example/"}, ptr("single")
+	}))
+	manage(t, s, siteEvent(crawl.SiteAdd, "all", func(ev *crawl.SiteEvent) {
+		ev.Roots, ev.URLType = []string{"http://all.example/"}, ptr("collect-all")
+	}))
+	from := func(parent, u string) crawl.EnqueueEvent { return crawl.EnqueueEvent{URL: u, Parent: parent, Hops: 1} }
+	root := "http://example.com/docs/index.html"
+	for _, tt := range []struct {
+		ev   crawl.EnqueueEvent
+		out  Outcome
+		exit crawl.ExitCode // of a filtered candidate
+		site string
+	}{
+		{from(root, "http://example.com/docs/a.html"), Admitted, 0, "docs"},
+		{from(root, "http://example.com/docs/a.pdf"), Filtered, crawl.ExitExcluded, "docs"},
+		{from(root, "http://example.com/blog/"), Filtered, crawl.ExitOutOfScope, ""}, // the site's root is not its host
+		{from(root, "http://example.com/docs/b.html"), Admitted, 0, "docs"},
+		{from(root, "http://example.com/docs/c.html"), Admitted, 0, "docs"},
+		{from(root, "http://example.com/docs/d.html"), Filtered, crawl.ExitTooManyURLs, "docs"}, // max_urls 4
+		{from("http://single.example/", "http://single.example/x"), Filtered, crawl.ExitExcluded, "single"},
+		{from("http://all.example/", "http://far.example/"), Admitted, 0, ""},
+		{from("http://far.example/", "http://farther.example/"), Filtered, crawl.ExitOutOfScope, ""}, // one hop only
+	} {
+		out, err := s.Admit(context.Background(), tt.ev)
+		if err != nil || out != tt.out {
+			t.Errorf("admit %s: %v (%v), want %v", tt.ev.URL, out, err, tt.out)
+			continue
+		}
+		c := mustGet(t, db, tt.ev.URL)
+		if c.SiteID != tt.site {
+			t.Errorf("%s: site %q, want %q", tt.ev.URL, c.SiteID, tt.site)
+		}
+		if tt.out == Filtered && (c.LastCrawlExitCode == nil || *c.LastCrawlExitCode != tt.exit) {
+			t.Errorf("%s: exit %s, want %v", tt.ev.URL, fmtExit(c.LastCrawlExitCode), tt.exit)
+		}
+		if tt.site == "docs" && tt.out == Admitted && c.Priority != 7 {
+			t.Errorf("%s: priority %d, want the site's 7", tt.ev.URL, c.Priority)
+		}
+	}
+	got, err := db.GetSite(context.Background(), "docs")
+	if err != nil || got.CollectedURLs != 4 || got.NewURLs != 4 {
+		t.Errorf("site docs: %d URLs collected, %d new (%v), want 4 and 4", got.CollectedURLs, got.NewURLs, err)
+	}
+}
+
+// TestSiteDisableHoldsItsURLs: a disabled site's URLs, due or released,
+// are held and released by nothing; enabled, every one is due again.
+func TestSiteDisableHoldsItsURLs(t *testing.T) {
+	ctx := context.Background()
+	s, db, snd := sitesScheduler(t)
+	manage(t, s, siteEvent(crawl.SiteAdd, "", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.com/"} }))
+	admitAll(t, s, link("http://example.com/a", 1), link("http://example.com/b", 1), seed(other))
+	if n, err := s.Release(ctx, 1); err != nil || n != 1 {
+		t.Fatalf("release: %d, %v", n, err)
+	}
+	released := snd.tasks(t)[0]
+	manage(t, s, siteEvent(crawl.SiteDisable, "example.com", nil))
+	admitAll(t, s, link("http://example.com/c", 1))
+	for _, u := range []string{home, "http://example.com/a", "http://example.com/b", "http://example.com/c"} {
+		if c := mustGet(t, db, u); c.State != crawl.StateHeld {
+			t.Errorf("%s: state %s while its site is disabled, want held", u, c.State)
+		}
+	}
+	if c := mustGet(t, db, released.URL); c.CrawlUUID == released.CrawlUUID {
+		t.Errorf("the released %s keeps its crawl %s: its fetch task would not be dropped", released.URL, c.CrawlUUID)
+	}
+	n, err := s.Release(ctx, 10)
+	if err != nil || n != 1 || snd.tasks(t)[1].URL != other {
+		t.Errorf("release while disabled: %d, %v, want only the URL of no site", n, err)
+	}
+	manage(t, s, siteEvent(crawl.SiteEnable, "example.com", nil))
+	if n, err := s.Release(ctx, 10); err != nil || n != 4 {
+		t.Errorf("release after enable: %d, %v, want the site's 4 URLs", n, err)
+	}
+}
+
+// TestSiteSuspended: a suspended site's URLs found in pages wait; those a
+// user enqueued are crawled.
+func TestSiteSuspended(t *testing.T) {
+	ctx := context.Background()
+	s, db, _ := sitesScheduler(t)
+	manage(t, s, siteEvent(crawl.SiteAdd, "", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.com/"} }))
+	admitAll(t, s, link("http://example.com/a", 1))
+	manage(t, s, siteEvent(crawl.SiteSet, "example.com", func(ev *crawl.SiteEvent) { ev.State = ptr("suspended") }))
+	admitAll(t, s, link("http://example.com/b", 1), crawl.EnqueueEvent{URL: "http://example.com/asked", EnqueueType: crawl.EnqueueForced})
+	for u, want := range map[string]crawl.CandidateState{
+		home: crawl.StateDue, "http://example.com/asked": crawl.StateDue,
+		"http://example.com/a": crawl.StateHeld, "http://example.com/b": crawl.StateHeld,
+	} {
+		if c := mustGet(t, db, u); c.State != want {
+			t.Errorf("%s: state %s, want %s", u, c.State, want)
+		}
+	}
+	if n, err := s.Release(ctx, 10); err != nil || n != 2 {
+		t.Errorf("release while suspended: %d, %v, want the 2 URLs enqueued by hand", n, err)
+	}
+}
+
+func TestManageSiteRefusals(t *testing.T) {
+	s, _, _ := sitesScheduler(t)
+	manage(t, s, siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.com/"} }))
+	for _, ev := range []crawl.SiteEvent{
+		siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.org/"} }),
+		siteEvent(crawl.SiteSet, "nosuch", func(ev *crawl.SiteEvent) { ev.Priority = ptr(1) }),
+		siteEvent(crawl.SiteAdd, "bad", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://exa mple.com/"} }),
+		siteEvent(crawl.SiteEnable, "", nil),
+	} {
+		if _, err := s.ManageSite(context.Background(), ev); crawl.KindOf(err) != crawl.KindInvalid {
+			t.Errorf("%s %s: %v, want an invalid-input error", ev.Op, ev.ID, err)
+		}
+	}
+	if _, err := s.ManageSite(context.Background(), siteEvent(crawl.SiteSet, "nosuch", nil)); errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("an unknown site is reported as a store miss, not as the user's mistake: %v", err)
+	}
+}
+
+func TestSiteID(t *testing.T) {
+	long := "https://a-very-long-host-name.example.org/"
+	sum := md5.Sum([]byte(long))
+	for root, want := range map[string]string{
+		"https://docs.python.org/3/": "docs.python.org",
+		"http://127.0.0.1:8080/":     "127.0.0.1_8080",
+		long:                         hex.EncodeToString(sum[:]), // the host is longer than an ID may be
+	} {
+		if got := SiteID(root); got != want {
+			t.Errorf("SiteID(%q) = %q, want %q", root, got, want)
+		}
+	}
+}
+
+// TestReleaseCarriesSiteSettings: a released URL's fetch task carries
+// its site's delay, timeout, body limit and links per page.
+func TestReleaseCarriesSiteSettings(t *testing.T) {
+	s, _, snd := sitesScheduler(t)
+	manage(t, s, siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) {
+		ev.Roots = []string{"http://example.com/"}
+		ev.RequestDelayMS, ev.HTTPTimeoutMS = ptr(int64(1500)), ptr(int64(2000))
+		ev.MaxResourceSize, ev.MaxURLsFromPage = ptr(int64(4096)), ptr(int64(30))
+	}))
+	admitAll(t, s, seed(other))
+	if n, err := s.Release(context.Background(), 10); err != nil || n != 2 {
+		t.Fatalf("release: %d, %v", n, err)
+	}
+	for _, ft := range snd.tasks(t) {
+		want := crawl.FetchTask{URL: ft.URL, CrawlUUID: ft.CrawlUUID, CrawlType: ft.CrawlType, Hops: ft.Hops}
+		if ft.URL == home {
+			want.DelayMS, want.TimeoutMS, want.MaxBytes, want.MaxLinks = 1500, 2000, 4096, 30
+		}
+		if ft != want {
+			t.Errorf("task %+v, want %+v", ft, want)
+		}
+	}
+}
