@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"sort"
@@ -129,7 +130,15 @@ func (f *crawlFlags) config(ctx context.Context, dd *pipeline.DataDir, seeds []s
 	if err != nil {
 		return pipeline.Config{}, err
 	}
-	for _, s := range seeds {
+	sites, err := dd.DB.Sites(ctx)
+	if err != nil {
+		return pipeline.Config{}, err
+	}
+	roots := seeds[:len(seeds):len(seeds)]
+	for _, s := range sites {
+		roots = append(roots, s.Roots...) // a site's roots are in its scope
+	}
+	for _, s := range roots {
 		if n, err := urlnorm.Normalize(s); err == nil {
 			scope = append(scope, n.Host)
 		}
@@ -181,9 +190,6 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := f.check(); err != nil {
 		return err
 	}
-	if len(seeds) == 0 && !f.recrawl {
-		return usagef("no URL to crawl (give one or more, or --recrawl to crawl the data directory's URLs again)")
-	}
 	for _, s := range seeds {
 		if _, err := urlnorm.Normalize(s); err != nil {
 			return usagef("invalid URL %q: %v", s, err)
@@ -193,12 +199,26 @@ func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if len(seeds) == 0 && !f.recrawl {
+		if _, err := os.Stat(filepath.Join(f.data, "crawl.db")); err != nil {
+			return usagef("no URL to crawl (give one or more, --recrawl to crawl the data directory's URLs again, or add a site with crawler site add)")
+		}
+	}
 	tuneGC()
 	dd, err := pipeline.OpenDataDir(ctx, f.data)
 	if err != nil {
 		return usageError{err}
 	}
 	defer dd.Close()
+	if len(seeds) == 0 && !f.recrawl {
+		// With sites in the data directory, a run without URLs crawls
+		// what is due of them.
+		if sites, err := dd.DB.Sites(ctx); err != nil {
+			return err
+		} else if len(sites) == 0 {
+			return usagef("no URL to crawl (give one or more, --recrawl to crawl the data directory's URLs again, or add a site with crawler site add)")
+		}
+	}
 	cfg, err := f.config(ctx, dd, seeds, log)
 	if err != nil {
 		return err

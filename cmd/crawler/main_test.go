@@ -69,6 +69,15 @@ func TestUsageErrors(t *testing.T) {
 		{"data is a file", []string{"crawl", "--data", file, "http://example.org/"}, "is a file"},
 		{"status of unknown dir", []string{"status", "--data", filepath.Join(t.TempDir(), "none"), "http://example.org/"}, "no crawl"},
 		{"search without query", []string{"search", "--data", t.TempDir()}, "give a query"},
+		{"site without operation", []string{"site"}, "needs an operation"},
+		{"unknown site operation", []string{"site", "remove", "x"}, "unknown site operation"},
+		{"site without roots", []string{"site", "add", "--data", t.TempDir()}, "root URLs"},
+		{"site with a bad root", []string{"site", "add", "--data", t.TempDir(), "not a url"}, "root URL"},
+		{"site with negative max urls", []string{"site", "add", "--max-urls", "-1", "http://example.org/"}, "max_urls must be from 0"},
+		{"site with a bad filter", []string{"site", "add", "--exclude", "(", "http://example.org/"}, "filter pattern"},
+		{"site recrawl in seconds", []string{"site", "add", "--recrawl-period", "90s", "http://example.org/"}, "whole minutes"},
+		{"unknown site", []string{"site", "set", "--data", t.TempDir(), "--priority", "2", "nosuch"}, "no site"},
+		{"show unknown site", []string{"site", "show", "--data", t.TempDir(), "nosuch"}, "no crawl"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

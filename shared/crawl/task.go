@@ -9,6 +9,13 @@ type FetchTask struct {
 	CrawlType CrawlType `json:"crawl_type"`
 	Hops      int       `json:"hops"`
 	MaxDepth  *int      `json:"max_depth,omitempty"`
+	// Set from the URL's site (seed 001): its request delay and timeout
+	// in ms, body size limit and links followed per page. 0: the
+	// crawl's own setting.
+	DelayMS   int64 `json:"delay_ms,omitempty"`
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+	MaxBytes  int64 `json:"max_bytes,omitempty"`
+	MaxLinks  int64 `json:"max_links,omitempty"`
 }
 
 // ParseTask asks the parse stage to read a fetched HTML body.
@@ -26,6 +33,8 @@ type ParseTask struct {
 	// NoFollow and NoIndex come from the X-Robots-Tag header.
 	NoFollow bool `json:"nofollow,omitempty"`
 	NoIndex  bool `json:"noindex,omitempty"`
+	// MaxLinks is the site's MaxURLsFromPage (FetchTask); 0: the crawl's.
+	MaxLinks int64 `json:"max_links,omitempty"`
 }
 
 // SummarizeTask asks the summarize stage to fold a crawl into the

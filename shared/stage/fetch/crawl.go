@@ -33,6 +33,23 @@ type outcome struct {
 // crawl fetches one candidate and returns the crawl to record. Its error
 // is only for failures that are not an outcome of the URL (the process
 // is shutting down, the blob store failed): the task is then retried.
+// taskConfig is the configuration of one fetch: the site's request
+// delay, timeout and body size limit (seed 001, carried by the task)
+// where it has them.
+func (f *Fetcher) taskConfig(t crawl.FetchTask) Config {
+	cfg := f.cfg
+	if t.DelayMS > 0 {
+		cfg.Delay = time.Duration(t.DelayMS) * time.Millisecond
+	}
+	if t.TimeoutMS > 0 {
+		cfg.Timeout = time.Duration(t.TimeoutMS) * time.Millisecond
+	}
+	if t.MaxBytes > 0 {
+		cfg.MaxResourceSize = t.MaxBytes
+	}
+	return cfg
+}
+
 func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTask) (outcome, error) {
 	start := f.now()
 	out := outcome{cr: crawl.Crawl{Log: crawl.CrawlLog{
@@ -78,7 +95,8 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		return finish(crawl.ExitRobotsDisallowed, "disallowed by robots.txt: "+v.String())
 	}
 	robotsNote = rules.IgnoredNote()
-	delay := max(f.cfg.Delay, min(rules.CrawlDelay, f.cfg.MaxCrawlDelay))
+	cfg := f.taskConfig(t)
+	delay := max(cfg.Delay, min(rules.CrawlDelay, f.cfg.MaxCrawlDelay))
 
 	done, err := f.polite.Wait(ctx, c.Host, delay)
 	if err != nil {
@@ -87,7 +105,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	defer done()
 	var res response
 	for attempt := 0; ; attempt++ {
-		if res, err = f.get(ctx, c); err != nil {
+		if res, err = f.get(ctx, c, cfg); err != nil {
 			return out, err
 		}
 		cr.Requests = append(cr.Requests, res.req)
@@ -358,7 +376,7 @@ type response struct {
 	transient bool // a network failure worth retrying
 }
 
-func (f *Fetcher) get(ctx context.Context, c crawl.Candidate) (response, error) {
+func (f *Fetcher) get(ctx context.Context, c crawl.Candidate, cfg Config) (response, error) {
 	sent := f.now()
 	r := response{req: crawl.Request{URL: c.URL, TimeSent: sent.Unix(), RobotsTxtApproved: true}}
 	fail := func(code crawl.ExitCode, msg string) (response, error) {
@@ -366,7 +384,7 @@ func (f *Fetcher) get(ctx context.Context, c crawl.Candidate) (response, error) 
 		r.req.DurationMS, r.req.ExitCode, r.code, r.msg = &d, code, code, msg
 		return r, nil
 	}
-	reqCtx, cancel := context.WithTimeout(ctx, f.cfg.Timeout)
+	reqCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(reqCtx, http.MethodGet, c.URL, nil)
 	if err != nil {
@@ -388,7 +406,7 @@ func (f *Fetcher) get(ctx context.Context, c crawl.Candidate) (response, error) 
 			return r, ctx.Err()
 		}
 		r.transient = isTransient(err)
-		return fail(classify(err, f.cfg.Timeout))
+		return fail(classify(err, cfg.Timeout))
 	}
 	defer resp.Body.Close()
 	r.resp = resp
@@ -402,16 +420,16 @@ func (f *Fetcher) get(ctx context.Context, c crawl.Candidate) (response, error) 
 		r.req.ServerLastModified = &t
 	}
 	if status >= 200 && status < 300 {
-		body, err := readBody(resp, f.cfg.MaxResourceSize)
+		body, err := readBody(resp, cfg.MaxResourceSize)
 		var ne *netReadError
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return r, ctx.Err()
 		case errors.Is(err, errTooLarge):
-			return fail(crawl.ExitTooLarge, fmt.Sprintf("body larger than MaxResourceSize (%d bytes); cut off", f.cfg.MaxResourceSize))
+			return fail(crawl.ExitTooLarge, fmt.Sprintf("body larger than MaxResourceSize (%d bytes); cut off", cfg.MaxResourceSize))
 		case errors.As(err, &ne):
 			r.transient = isTransient(ne.err)
-			code, msg := classify(ne.err, f.cfg.Timeout)
+			code, msg := classify(ne.err, cfg.Timeout)
 			return fail(code, "reading body: "+msg)
 		case err != nil:
 			return fail(crawl.ExitBadContent, err.Error())

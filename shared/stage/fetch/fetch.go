@@ -229,7 +229,8 @@ func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, cr crawl.Crawl
 	}
 	if file := cr.File; file != nil && cr.Log.ExitCode.Contentful() && Parses(file.MIMEType) {
 		pt := crawl.ParseTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Hops: t.Hops, MaxDepth: t.MaxDepth,
-			BodyKey: file.BodyKey, MIMEType: file.MIMEType, ContentType: file.ContentType, ContentLanguage: file.ContentLanguage}
+			BodyKey: file.BodyKey, MIMEType: file.MIMEType, ContentType: file.ContentType, ContentLanguage: file.ContentLanguage,
+			MaxLinks: t.MaxLinks}
 		pt.NoFollow, pt.NoIndex = RobotsTag(file.RobotsTag, f.cfg.UserAgent)
 		if err := send(ctx, f.q.Parse, pt); err != nil {
 			return fmt.Errorf("send parse task for %s: %w", t.URL, err)

@@ -164,7 +164,7 @@ func TestBlockedAddressIsRecorded(t *testing.T) {
 		t.Errorf("candidate state %s, want crawled (not due again)", c.State)
 	}
 	// The page request itself is refused the same way.
-	res, err := h.f.get(context.Background(), crawl.Candidate{URL: "http://localhost:" + port + "/admin"})
+	res, err := h.f.get(context.Background(), crawl.Candidate{URL: "http://localhost:" + port + "/admin"}, h.f.cfg)
 	if err != nil || res.code != crawl.ExitBlockedAddress {
 		t.Errorf("page fetch: %v %v, want blocked-address", res.code, err)
 	}
@@ -236,7 +236,7 @@ func TestTransientErrorsRetriedThenRecorded(t *testing.T) {
 		}
 	}()
 	h := newHarness(t, nil, func(c *Config) { c.RobotsErrorTTL = 0 })
-	res, err := h.f.get(context.Background(), crawl.Candidate{URL: "http://" + ln.Addr().String() + "/"})
+	res, err := h.f.get(context.Background(), crawl.Candidate{URL: "http://" + ln.Addr().String() + "/"}, h.f.cfg)
 	if err != nil || res.code != crawl.ExitNetworkError || !res.transient {
 		t.Fatalf("reset connection: %v %v transient=%v", res.code, err, res.transient)
 	}

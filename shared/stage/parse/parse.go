@@ -172,7 +172,7 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 		pack.URLs, size = nil, 0
 		return err
 	}
-	followed := 0
+	followed, most := 0, p.maxLinks(t)
 	for _, l := range doc.Links {
 		if seen[l.URL] || !Follows(l.DestinationType) || l.RelNofollow && !p.cfg.FollowNofollow {
 			continue
@@ -181,7 +181,7 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 		ev := base
 		ev.URL = l.URL
 		// Past MaxURLsFromPage a link is recorded (too-many-urls), not crawled.
-		ev.Overflow = p.cfg.MaxURLsFromPage > 0 && followed >= p.cfg.MaxURLsFromPage
+		ev.Overflow = most > 0 && followed >= most
 		followed++
 		if p.cfg.LinksPerMessage > 1 && len(l.URL) <= crawl.MaxURLLength {
 			if len(pack.URLs) > 0 && (pack.Overflow != ev.Overflow || len(pack.URLs) >= min(p.cfg.LinksPerMessage, crawl.MaxEventURLs) ||
@@ -218,4 +218,13 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 		return fmt.Errorf("enqueue %d links of %s: %w", len(bodies), t.URL, err)
 	}
 	return nil
+}
+
+// maxLinks is how many links of a page are followed: its site's
+// MaxURLsFromPage (seed 001, carried by the task) or the crawl's.
+func (p *Parser) maxLinks(t crawl.ParseTask) int {
+	if t.MaxLinks > 0 {
+		return int(t.MaxLinks)
+	}
+	return p.cfg.MaxURLsFromPage
 }

@@ -24,7 +24,7 @@ func (p *Parser) handleSitemap(ctx context.Context, t crawl.ParseTask, body []by
 			if kind == sitemap.Index {
 				ev.Hops = t.Hops // a sitemap of the index is as near the seed as the index
 			}
-			if p.cfg.MaxURLsFromPage > 0 && i >= p.cfg.MaxURLsFromPage {
+			if most := p.maxLinks(t); most > 0 && i >= most {
 				ev.Overflow = true
 			}
 			b, err := json.Marshal(ev)

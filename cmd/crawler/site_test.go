@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
+)
+
+// TestSiteCommands runs the site commands as a user would: add a site
+// with settings, read it back, disable it (a crawl then fetches
+// nothing), enable it (a crawl fetches its pages, within its filters).
+func TestSiteCommands(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.SetHang(0)
+	data := t.TempDir()
+	crawlArgs := []string{"crawl", "--data", data, "--delay", "1ms", "--timeout", "2s"}
+
+	stdout, stderr, code := runCLI(t, "site", "add", "--data", data, "--id", "test", "--priority", "4", "--max-errors", "50",
+		"--exclude", `/news/`, "--delay", "2ms", site.URL+"/")
+	if code != 0 || !strings.Contains(stdout, "site test: added") {
+		t.Fatalf("site add: exit %d, %q %q", code, stdout, stderr)
+	}
+	if _, stderr, code := runCLI(t, "site", "add", "--data", data, "--id", "test", site.URL+"/other/"); code != exitUsage || !strings.Contains(stderr, "exists") {
+		t.Errorf("adding a site twice: exit %d, %q", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "site", "disable", "--data", data, "test"); code != 0 {
+		t.Fatalf("site disable: %s", stderr)
+	}
+	if _, stderr, code := runCLI(t, crawlArgs...); code != 0 || len(site.Requests()) != 0 {
+		t.Fatalf("a crawl of a disabled site: exit %d, %d requests (%s)", code, len(site.Requests()), stderr)
+	}
+	if _, stderr, code := runCLI(t, "site", "enable", "--data", data, "test"); code != 0 {
+		t.Fatalf("site enable: %s", stderr)
+	}
+	if _, stderr, code := runCLI(t, crawlArgs...); code != 0 {
+		t.Fatalf("crawl: %s", stderr)
+	}
+	counts := site.Counts()
+	if counts["/about.html"] != 1 || counts["/news/2024.html"] != 0 {
+		t.Errorf("the enabled site's crawl: /about.html %d times, excluded /news/2024.html %d times, want 1 and 0",
+			counts["/about.html"], counts["/news/2024.html"])
+	}
+
+	stdout, stderr, code = runCLI(t, "site", "show", "--data", data, "--json", "test")
+	if code != 0 {
+		t.Fatalf("site show: %s", stderr)
+	}
+	var v siteView
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("site show --json: %v\n%s", err, stdout)
+	}
+	if v.ID != "test" || v.State != "active" || v.Priority != 4 || v.MaxErrors != 50 || v.RequestDelayMS != 2 ||
+		len(v.Filters) != 1 || v.Resources == 0 || v.CollectedURLs == 0 || v.Created == "" {
+		t.Errorf("site show: %+v", v)
+	}
+	stdout, _, code = runCLI(t, "site", "list", "--data", data)
+	if code != 0 || !strings.Contains(stdout, "test") || !strings.Contains(stdout, site.URL+"/") {
+		t.Errorf("site list: exit %d\n%s", code, stdout)
+	}
+	if _, stderr, code = runCLI(t, "site", "set", "--data", data, "--no-filters", "--state", "suspended", "test"); code != 0 {
+		t.Fatalf("site set: %s", stderr)
+	}
+	stdout, _, _ = runCLI(t, "site", "show", "--data", data, "test")
+	if !strings.Contains(stdout, "suspended") || strings.Contains(stdout, "filter") {
+		t.Errorf("site show after set --no-filters --state suspended:\n%s", stdout)
+	}
+}
