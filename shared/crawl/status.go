@@ -16,6 +16,7 @@ type URLStatus struct {
 	NRedirs        int             `json:"n-redirs"`
 	OrigURL        string          `json:"orig-url,omitempty"`
 	Parent         string          `json:"parent,omitempty"`
+	Site           string          `json:"site,omitempty"` // the site it belongs to (seed 001)
 	ExactDuplicate bool            `json:"exact-duplicate,omitempty"`
 	Crawls         int             `json:"crawls"`
 	Message        *string         `json:"message,omitempty"`
@@ -50,7 +51,8 @@ type SearchHit struct {
 }
 
 // SeedState maps a candidate and its status word to seed 004's state:
-// pending while the URL is in the pipeline (released, due now, never
+// pending while the URL is in the pipeline (released, due now, held
+// while its site is disabled or suspended, never
 // crawled yet, or due again to retry a crawl that did not succeed), then
 // success, warning or error. A URL whose last crawl succeeded and that
 // waits for its recrawl (due after RecrawlPeriod) is not pending: it
@@ -59,7 +61,7 @@ func SeedState(c Candidate, status string, now int64) string {
 	success := status == StatusComplete || status == StatusUnchanged || status == StatusRedir
 	awaitsRecrawl := c.LastCrawlTime != nil && c.DueAt > now && (success || status == StatusDuplicate)
 	switch {
-	case c.State == StateQueued, c.State == StateDue && !awaitsRecrawl:
+	case c.State == StateQueued, c.State == StateHeld, c.State == StateDue && !awaitsRecrawl:
 		return "pending"
 	case success:
 		return "success"

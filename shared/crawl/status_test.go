@@ -22,6 +22,7 @@ func TestSeedState(t *testing.T) {
 		{"error, given up", Candidate{State: StateCrawled, LastCrawlTime: &crawled}, StatusError, "error"},
 		{"crawled, no recrawl", Candidate{State: StateCrawled, LastCrawlTime: &crawled}, StatusComplete, "success"},
 		{"filtered", Candidate{State: StateFiltered}, "robots", "warning"},
+		{"held while its site is disabled", Candidate{State: StateHeld, LastCrawlTime: &crawled}, StatusComplete, "pending"},
 	} {
 		if got := SeedState(tc.c, tc.status, 3000); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

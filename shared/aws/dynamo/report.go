@@ -38,7 +38,7 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 	s := crawl.URLStatus{
 		URL: c.URL, Frontier: c.State, ExitCode: c.LastCrawlExitCode, LastCrawl: c.LastCrawlTime,
 		LastContentful: c.LastContentfulCrawlTime, ETag: c.LastContentfulETag, Hops: c.Hops,
-		NRedirs: c.NRedirs, OrigURL: c.OrigURL, Parent: c.Parent, Status: crawl.StatusNone,
+		NRedirs: c.NRedirs, OrigURL: c.OrigURL, Parent: c.Parent, Site: c.SiteID, Status: crawl.StatusNone,
 	}
 	if c.LastCrawlExitCode != nil {
 		s.ExitName = c.LastCrawlExitCode.String()
