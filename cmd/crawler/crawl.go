@@ -55,6 +55,7 @@ type crawlFlags struct {
 	exclude         regexpList
 	userAgent       string
 	recrawl         bool
+	recrawlPeriod   time.Duration
 	maxURLsFromPage int
 	maxResourceSize int64
 	followNofollow  bool
@@ -76,6 +77,7 @@ func (f *crawlFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.exclude, "exclude", "do not crawl URLs matching this `regexp` (repeatable)")
 	fs.StringVar(&f.userAgent, "user-agent", d.UserAgent, "User-Agent header")
 	fs.BoolVar(&f.recrawl, "recrawl", false, "make every known URL due now (seed 004 reenqueued), with conditional GET")
+	fs.DurationVar(&f.recrawlPeriod, "recrawl-period", 0, "make each page due again after about this long, sooner if it changes often, later if never (0: no recrawl; a site's own period wins)")
 	fs.IntVar(&f.maxURLsFromPage, "max-urls-from-page", 5000, "follow at most `N` links of one page (0: no limit)")
 	fs.Int64Var(&f.maxResourceSize, "max-resource-size", d.MaxResourceSize, "cut off bodies larger than this many `bytes`")
 	fs.BoolVar(&f.followNofollow, "follow-nofollow", false, `also follow links marked rel="nofollow"`)
@@ -93,6 +95,8 @@ func (f *crawlFlags) check() error {
 		return usagef("--delay must be from 0 to %v, got %v", crawl.MaxDelay, f.delay)
 	case f.timeout <= 0 || f.timeout > crawl.MaxTimeout:
 		return usagef("--timeout must be more than 0 and at most %v, got %v", crawl.MaxTimeout, f.timeout)
+	case f.recrawlPeriod < 0 || f.recrawlPeriod > crawl.MaxRecrawlPeriodMins*time.Minute:
+		return usagef("--recrawl-period must be from 0 to %v, got %v", crawl.MaxRecrawlPeriodMins*time.Minute, f.recrawlPeriod)
 	case f.maxPages < 0:
 		return usagef("--max-pages must not be negative, got %d", f.maxPages)
 	case f.maxDepth < -1 || f.maxDepth > crawl.MaxHops:
@@ -124,6 +128,7 @@ func (f *crawlFlags) logger(w io.Writer) (*slog.Logger, error) {
 func (f *crawlFlags) config(ctx context.Context, dd *pipeline.DataDir, seeds []string, log *slog.Logger) (pipeline.Config, error) {
 	fc := fetch.DefaultConfig()
 	fc.UserAgent, fc.Delay, fc.Timeout, fc.MaxResourceSize = f.userAgent, f.delay, f.timeout, f.maxResourceSize
+	fc.RecrawlPeriod = f.recrawlPeriod
 	dialer := safedial.New(f.timeout)
 	dialer.AllowPrivate = f.allowPrivate
 	scope, err := dd.DB.ScopeHosts(ctx)
@@ -174,18 +179,42 @@ func tuneGC() {
 }
 
 func cmdCrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("crawl", flag.ContinueOnError)
+	return crawlCommand(ctx, "crawl", args, stdout, stderr)
+}
+
+// cmdRecrawl is `crawler recrawl`: a run of a data directory that
+// crawls what is due now (each page at the date its recrawl period and
+// change rate give, each site's roots at its RecrawlDate), for cron or a
+// systemd timer: the one-machine counterpart of the stack's schedule.
+func cmdRecrawl(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return crawlCommand(ctx, "recrawl", args, stdout, stderr)
+}
+
+func crawlCommand(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f crawlFlags
 	f.register(fs)
 	cpuProfile := fs.String(cpuProfileFlag, "", "write a CPU profile of the run to this `file` (hidden)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crawler crawl [flags] URL...")
+		if name == "recrawl" {
+			fmt.Fprintln(stderr, "usage: crawler recrawl [flags]\n\nCrawl what is due now in the data directory: pages whose recrawl date has come, and the roots of sites whose RecrawlDate has.")
+		} else {
+			fmt.Fprintln(stderr, "usage: crawler crawl [flags] URL...")
+		}
 		usageWithoutHidden(fs, stderr)
 	}
 	seeds, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
+	}
+	if name == "recrawl" {
+		if len(seeds) > 0 {
+			return usagef("crawler recrawl takes no URL (crawler crawl URL... adds some)")
+		}
+		if _, err := os.Stat(filepath.Join(f.data, "crawl.db")); err != nil {
+			return usagef("no crawl in %s to recrawl", f.data)
+		}
 	}
 	if err := f.check(); err != nil {
 		return err

@@ -3,6 +3,7 @@
 // --stack it reads, and feeds, a crawl deployed on AWS.
 //
 //	crawler crawl  [flags] URL...   crawl until nothing is due
+//	crawler recrawl [flags]         crawl what is due now in a data directory
 //	crawler status [flags] URL      a URL's state and latest generation, as JSON
 //	crawler search [flags] QUERY    the full-text index, best first
 //	crawler export --warc FILE      the crawl's responses as WARC 1.1
@@ -28,6 +29,7 @@ const usage = `usage: crawler <command> [flags] [args]
 
 commands:
   crawl   crawl the given URLs (and what they link to, within scope) until nothing is due
+  recrawl crawl what is due now in a data directory (pages by their recrawl dates, sites by RecrawlDate)
   status  show what the crawl knows of a URL, as JSON
   search  search the full-text index
   export  write the crawl's responses as a WARC file (--warc FILE)
@@ -58,6 +60,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "crawl":
 		err = cmdCrawl(ctx, args[1:], stdout, stderr)
+	case "recrawl":
+		err = cmdRecrawl(ctx, args[1:], stdout, stderr)
 	case "status":
 		err = cmdStatus(ctx, args[1:], stdout, stderr)
 	case "search":

@@ -30,6 +30,11 @@ type Candidate struct {
 	Parent                 string // the page it was first found on; "" for seeds
 	MaxDepth               *int   // the depth limit it was enqueued with, if any
 	SiteID                 string // the site it belongs to (seed 001), "" for none
+	// Adaptive recrawl (revisit.go): seed 001 MRate and MRateCounter, and
+	// the recrawl period (seconds) its next visit follows, 0 if none.
+	MRate        float64
+	MRateCounter int64
+	RecrawlEvery int64
 	// Version counts writes; a conditional write expects the version read.
 	Version int64
 }

@@ -16,6 +16,8 @@ type FetchTask struct {
 	TimeoutMS int64 `json:"timeout_ms,omitempty"`
 	MaxBytes  int64 `json:"max_bytes,omitempty"`
 	MaxLinks  int64 `json:"max_links,omitempty"`
+	// RecrawlMin is the site's RecrawlPeriod in minutes; 0: the crawl's.
+	RecrawlMin int64 `json:"recrawl_min,omitempty"`
 }
 
 // ParseTask asks the parse stage to read a fetched HTML body.

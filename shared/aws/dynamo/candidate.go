@@ -46,6 +46,9 @@ const (
 	caParent            = "parent_url"
 	caMaxDepth          = "max_depth"
 	caSiteID            = "site_id"
+	caMRate             = "mrate"
+	caMRateCounter      = "mrate_counter"
+	caRecrawlEvery      = "recrawl_every"
 	caVersion           = "version"
 	caCrawls            = "crawls"
 	caDueHost           = "due_host"
@@ -152,6 +155,16 @@ func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool) (*dynamodb.Upda
 	u.setOpt(caOrigURL, fxNonEmpty(c.OrigURL))
 	u.setOpt(caParent, fxNonEmpty(c.Parent))
 	u.setOpt(caSiteID, fxNonEmpty(c.SiteID))
+	var mrate, mrateN, every types.AttributeValue
+	if c.MRateCounter != 0 {
+		mrate, mrateN = fxF(c.MRate), fxN(c.MRateCounter)
+	}
+	if c.RecrawlEvery != 0 {
+		every = fxN(c.RecrawlEvery)
+	}
+	u.setOpt(caMRate, mrate)
+	u.setOpt(caMRateCounter, mrateN)
+	u.setOpt(caRecrawlEvery, every)
 	var maxDepth *int64
 	if c.MaxDepth != nil {
 		m := int64(*c.MaxDepth)
@@ -228,6 +241,7 @@ func decodeCandidate(m map[string]types.AttributeValue) (crawl.Candidate, error)
 	c.DiscoveredAt = r.int(caDiscovered)
 	c.Parent = r.str(caParent)
 	c.SiteID = r.str(caSiteID)
+	c.MRate, c.MRateCounter, c.RecrawlEvery = r.float(caMRate), r.int(caMRateCounter), r.int(caRecrawlEvery)
 	if md := r.optInt(caMaxDepth); md != nil {
 		m := int(*md)
 		c.MaxDepth = &m

@@ -18,6 +18,11 @@ func fxN(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
+// fxF is a number attribute of a float (seed 001 MRate).
+func fxF(f float64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatFloat(f, 'g', -1, 64)}
+}
+
 func fxBool(b bool) types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: b} }
 
 // fxOptN is nil (absent) for a nil pointer.
@@ -203,6 +208,24 @@ func (r *fxReader) int(k string) int64 {
 		return 0
 	}
 	return *p
+}
+
+// float returns a number attribute as a float, 0 when absent.
+func (r *fxReader) float(k string) float64 {
+	v, ok := r.m[k]
+	if !ok {
+		return 0
+	}
+	n, ok := v.(*types.AttributeValueMemberN)
+	if !ok {
+		r.fail(k, v, "N")
+		return 0
+	}
+	f, err := strconv.ParseFloat(n.Value, 64)
+	if err != nil && r.err == nil {
+		r.err = fmt.Errorf("attribute %s: %w", k, err)
+	}
+	return f
 }
 
 func (r *fxReader) optInt(k string) *int64 {

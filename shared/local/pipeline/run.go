@@ -90,6 +90,9 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := st.sched.UseSites(ctx, d.DB); err != nil {
 		return res, err
 	}
+	if _, err := st.sched.RecrawlSites(ctx); err != nil {
+		return res, err
+	}
 	if err := r.resume(ctx, st.sched, cfg, start); err != nil {
 		return res, err
 	}
@@ -273,6 +276,9 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 		if time.Since(lastSites) >= schedule.SiteRefreshEvery {
 			lastSites = time.Now()
 			if err := st.sched.RefreshSites(ctx); err != nil {
+				return false, err
+			}
+			if _, err := st.sched.RecrawlSites(ctx); err != nil {
 				return false, err
 			}
 		}

@@ -14,7 +14,8 @@ const candidateColumns = `u.url, c.last_crawl_time_unix_utc, c.last_crawl_exit_c
 	c.last_contentful_crawl_time_unix_utc, c.last_contentful_http_etag,
 	f.host, f.state, f.hops, f.priority, f.due_unix_utc, f.crawl_type, f.crawl_uuid,
 	f.queued_unix_utc, f.last_contentful_modified_unix_utc, f.n_redirs, f.orig_url,
-	f.redirect_chain, f.discovered_unix_utc, f.parent_url, f.max_depth, f.version, f.site_id`
+	f.redirect_chain, f.discovered_unix_utc, f.parent_url, f.max_depth, f.version, f.site_id,
+	f.mrate, f.mrate_counter, f.recrawl_every`
 
 const candidateFrom = ` FROM crawl_candidate c JOIN crawl_frontier f ON f.url_id=c.url_id JOIN url u ON u.url_id=c.url_id `
 
@@ -28,7 +29,7 @@ func scanCandidate(s scanner) (crawl.Candidate, error) {
 	err := s.Scan(&c.URL, &c.LastCrawlTime, &exit, &c.LastContentfulCrawlTime, &c.LastContentfulETag,
 		&c.Host, &c.State, &c.Hops, &c.Priority, &c.DueAt, &c.CrawlType, &crawlUUID,
 		&c.QueuedAt, &c.LastContentfulModified, &c.NRedirs, &origURL,
-		&chain, &c.DiscoveredAt, &parent, &maxDepth, &c.Version, &site)
+		&chain, &c.DiscoveredAt, &parent, &maxDepth, &c.Version, &site, &c.MRate, &c.MRateCounter, &c.RecrawlEvery)
 	if err != nil {
 		return c, err
 	}
@@ -108,9 +109,11 @@ func putCandidate(ctx context.Context, q *wtx, c crawl.Candidate) error {
 		}
 		_, err := q.ExecContext(ctx, `INSERT INTO crawl_frontier(url_id, host, state, hops, priority, due_unix_utc,
 			crawl_type, crawl_uuid, queued_unix_utc, last_contentful_modified_unix_utc, n_redirs, orig_url,
-			redirect_chain, discovered_unix_utc, parent_url, max_depth, version, site_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1,?)`,
+			redirect_chain, discovered_unix_utc, parent_url, max_depth, version, site_id, mrate, mrate_counter, recrawl_every)
+			VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1,?,?,?,?)`,
 			id, c.Host, c.State, c.Hops, c.Priority, c.DueAt, c.CrawlType, nullStr(c.CrawlUUID), c.QueuedAt,
-			c.LastContentfulModified, c.NRedirs, nullStr(c.OrigURL), chain, c.DiscoveredAt, nullStr(c.Parent), c.MaxDepth, nullStr(c.SiteID))
+			c.LastContentfulModified, c.NRedirs, nullStr(c.OrigURL), chain, c.DiscoveredAt, nullStr(c.Parent), c.MaxDepth, nullStr(c.SiteID),
+			c.MRate, c.MRateCounter, c.RecrawlEvery)
 		if err != nil {
 			return fmt.Errorf("insert frontier %s: %w", c.URL, err)
 		}
@@ -134,11 +137,12 @@ func putCandidate(ctx context.Context, q *wtx, c crawl.Candidate) error {
 	}
 	res, err := q.ExecContext(ctx, `UPDATE crawl_frontier SET host=?, state=?, hops=?, priority=?, due_unix_utc=?,
 		crawl_type=?, crawl_uuid=?, queued_unix_utc=?, last_contentful_modified_unix_utc=?, n_redirs=?, orig_url=?,
-		redirect_chain=?, discovered_unix_utc=?, parent_url=?, max_depth=?, site_id=?, version=version+1
+		redirect_chain=?, discovered_unix_utc=?, parent_url=?, max_depth=?, site_id=?, mrate=?, mrate_counter=?,
+		recrawl_every=?, version=version+1
 		WHERE url_id=? AND version=?`,
 		c.Host, c.State, c.Hops, c.Priority, c.DueAt, c.CrawlType, nullStr(c.CrawlUUID), c.QueuedAt,
 		c.LastContentfulModified, c.NRedirs, nullStr(c.OrigURL), chain, c.DiscoveredAt, nullStr(c.Parent), c.MaxDepth,
-		nullStr(c.SiteID), id, c.Version)
+		nullStr(c.SiteID), c.MRate, c.MRateCounter, c.RecrawlEvery, id, c.Version)
 	if err != nil {
 		return fmt.Errorf("update frontier %s: %w", c.URL, err)
 	}

@@ -113,6 +113,9 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 // schema (which may index them) is applied.
 var addedColumns = []struct{ table, column, decl string }{
 	{"crawl_frontier", "site_id", "TEXT"},
+	{"crawl_frontier", "mrate", "REAL NOT NULL DEFAULT 0"},
+	{"crawl_frontier", "mrate_counter", "INTEGER NOT NULL DEFAULT 0"},
+	{"crawl_frontier", "recrawl_every", "INTEGER NOT NULL DEFAULT 0"},
 }
 
 // migrate brings a database made by an earlier version up to the schema.

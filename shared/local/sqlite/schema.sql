@@ -292,7 +292,10 @@ CREATE TABLE IF NOT EXISTS crawl_frontier (
   parent_url                        TEXT,
   max_depth                         INTEGER,
   version                           INTEGER NOT NULL,
-  site_id                           TEXT -- the site it belongs to (seed 001), NULL for none
+  site_id                           TEXT, -- the site it belongs to (seed 001), NULL for none
+  mrate                             REAL NOT NULL DEFAULT 0, -- seed 001 MRate (crawl/revisit.go)
+  mrate_counter                     INTEGER NOT NULL DEFAULT 0, -- seed 001 MRateCounter
+  recrawl_every                     INTEGER NOT NULL DEFAULT 0 -- seconds: the period its next visit follows
 );
 CREATE INDEX IF NOT EXISTS crawl_frontier_due ON crawl_frontier(state, due_unix_utc, priority);
 -- In release order (DueCandidates), so that a release reads its few rows

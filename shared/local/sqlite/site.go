@@ -298,3 +298,51 @@ func jsonList(l []string) string {
 	b, _ := json.Marshal(l)
 	return string(b)
 }
+
+// StartSiteRecrawls starts the periodic recrawl of every active site
+// whose RecrawlDate has come (seed 001: at RecrawlDate, a site with a
+// RecrawlPeriod is crawled again from its roots): its roots are due now,
+// as recrawls, its Iterations counted and its next RecrawlDate set a
+// period on. Its other URLs keep their own due dates (adaptive recrawl).
+// It returns how many sites it started.
+func (d *DB) StartSiteRecrawls(ctx context.Context, now int64) (int, error) {
+	var n int
+	err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+		rows, err := w.QueryContext(ctx, `SELECT Id, RecrawlPeriod FROM sites WHERE State=? AND RecrawlPeriod>0
+			AND coalesce(RecrawlDate, CDate+RecrawlPeriod*60)<=?`, crawl.SiteActive, now)
+		if err != nil {
+			return err
+		}
+		type due struct {
+			id     string
+			period int64
+		}
+		var sites []due
+		for rows.Next() {
+			var s due
+			if err := rows.Scan(&s.id, &s.period); err != nil {
+				rows.Close()
+				return err
+			}
+			sites = append(sites, s)
+		}
+		rows.Close()
+		n = len(sites)
+		for _, s := range sites {
+			if _, err := w.ExecContext(ctx, `UPDATE crawl_frontier SET state='due', due_unix_utc=?, crawl_type=?, version=version+1
+				WHERE state IN ('crawled','due') AND url_id IN (SELECT u.url_id FROM url u JOIN sites_urls r ON r.URL=u.url WHERE r.Site_Id=?)`,
+				now, crawl.CrawlRecrawl, s.id); err != nil {
+				return err
+			}
+			if _, err := w.ExecContext(ctx, `UPDATE sites SET Iterations=Iterations+1, RecrawlDate=?, Errors=0, TcDate=? WHERE Id=?`,
+				now+s.period*60, now, s.id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("start site recrawls: %w", err)
+	}
+	return n, nil
+}

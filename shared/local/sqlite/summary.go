@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -117,6 +119,11 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 				return err
 			}
 			genID = &id
+		}
+		if open != 0 && (s.Action == crawl.GenerationExtend || s.Action == crawl.GenerationReplace) {
+			if err := observeChange(ctx, tx, urlid, s.Action == crawl.GenerationReplace, s.SeenAt); err != nil {
+				return err
+			}
 		}
 		c := s.Crawl
 		var csID int64
@@ -346,6 +353,37 @@ func promoteDuplicates(ctx context.Context, tx *wtx, orig, at int64) error {
 			duplicate_status_start_unix_utc) VALUES(?,?,?)`, id, heir, at); err != nil {
 			return fmt.Errorf("re-point duplicate %d to %d: %w", id, heir, err)
 		}
+	}
+	return nil
+}
+
+// observeChange folds a revisit into the URL's MRate (crawl/revisit.go):
+// its content changed (a new generation) or not. A URL due again after
+// this very crawl (its recrawl period set) is made due at the date the
+// new rate gives.
+func observeChange(ctx context.Context, tx *wtx, urlID int64, changed bool, seenAt int64) error {
+	var mrate float64
+	var counter, every int64
+	var state string
+	var last sql.NullInt64
+	err := tx.QueryRowContext(ctx, `SELECT f.mrate, f.mrate_counter, f.recrawl_every, f.state, c.last_crawl_time_unix_utc
+		FROM crawl_frontier f JOIN crawl_candidate c ON c.url_id=f.url_id WHERE f.url_id=?`, urlID).
+		Scan(&mrate, &counter, &every, &state, &last)
+	if notFound(err) {
+		return nil // a URL summarized without a candidate (tests, imports): nothing to schedule
+	}
+	if err != nil {
+		return fmt.Errorf("read change rate: %w", err)
+	}
+	mrate, counter = crawl.ObserveChange(mrate, counter, changed)
+	q := `UPDATE crawl_frontier SET mrate=?, mrate_counter=?, version=version+1 WHERE url_id=?`
+	args := []any{mrate, counter, urlID}
+	if every > 0 && crawl.CandidateState(state) == crawl.StateDue && last.Valid && last.Int64 == seenAt {
+		q = `UPDATE crawl_frontier SET mrate=?, mrate_counter=?, due_unix_utc=?, version=version+1 WHERE url_id=?`
+		args = []any{mrate, counter, crawl.NextVisit(seenAt, time.Duration(every)*time.Second, mrate, counter), urlID}
+	}
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		return fmt.Errorf("record change rate: %w", err)
 	}
 	return nil
 }

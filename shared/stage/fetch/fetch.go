@@ -156,7 +156,7 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 	}
 	cr := out.cr
 	for attempt := 0; ; attempt++ {
-		next := f.afterCrawl(c, out)
+		next := f.afterCrawl(c, out, t)
 		fresh, err := f.store.RecordCrawl(ctx, cr, &next)
 		if errors.Is(err, crawl.ErrConflict) && attempt < 4 {
 			if c, err = f.store.GetCandidate(ctx, t.URL); err != nil {
@@ -176,7 +176,7 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 }
 
 // afterCrawl returns the candidate as the crawl leaves it.
-func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome) crawl.Candidate {
+func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome, t crawl.FetchTask) crawl.Candidate {
 	cr := out.cr
 	code := cr.Log.ExitCode
 	at := cr.Log.TimeStarted
@@ -194,10 +194,26 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome) crawl.Candidate {
 	case !out.retryAt.IsZero():
 		// robots.txt was unavailable: try again when its verdict expires.
 		c.State, c.DueAt = crawl.StateDue, out.retryAt.Unix()
-	case f.cfg.RecrawlPeriod > 0:
-		c.State, c.DueAt, c.CrawlType = crawl.StateDue, at+int64(f.cfg.RecrawlPeriod/time.Second), crawl.CrawlRecrawl
+	case f.recrawlPeriod(t) > 0:
+		// Due again after the period scaled by how often the page was
+		// seen to change (crawl.NextVisit); the summary of this crawl,
+		// which sees whether it changed, moves the date.
+		p := f.recrawlPeriod(t)
+		c.State, c.CrawlType = crawl.StateDue, crawl.CrawlRecrawl
+		c.DueAt, c.RecrawlEvery = crawl.NextVisit(at, p, c.MRate, c.MRateCounter), int64(p/time.Second)
+	default:
+		c.RecrawlEvery = 0
 	}
 	return c
+}
+
+// recrawlPeriod is the period a URL's recrawls follow: its site's
+// RecrawlPeriod (carried by the task), else the crawl's.
+func (f *Fetcher) recrawlPeriod(t crawl.FetchTask) time.Duration {
+	if t.RecrawlMin > 0 {
+		return time.Duration(t.RecrawlMin) * time.Minute
+	}
+	return f.cfg.RecrawlPeriod
 }
 
 // forward hands a recorded crawl on to the next stages.

@@ -419,6 +419,7 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 			task := crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth}
 			if site := s.siteOf(c.URL); site != nil && site.ID == c.SiteID {
 				task.DelayMS, task.TimeoutMS, task.MaxBytes, task.MaxLinks = site.RequestDelay, site.HTTPTimeout, site.MaxResourceSize, site.MaxURLsFromPage
+				task.RecrawlMin = site.RecrawlPeriod
 			}
 			bodies[i], errs[i] = json.Marshal(task)
 		}()

@@ -21,6 +21,7 @@ type SiteStore interface {
 	Sites(ctx context.Context) ([]crawl.Site, error)
 	GetSite(ctx context.Context, id string) (crawl.Site, error)
 	PutSite(ctx context.Context, s crawl.Site, create bool) error
+	StartSiteRecrawls(ctx context.Context, now int64) (int, error)
 }
 
 // siteView is the scheduler's copy of the sites, read again by
@@ -55,6 +56,15 @@ func (s *Scheduler) RefreshSites(ctx context.Context) error {
 	}
 	s.sites.Store(&siteView{sites: ss})
 	return nil
+}
+
+// RecrawlSites starts the periodic recrawl of the sites whose
+// RecrawlDate has come: their roots are due now (seed 001).
+func (s *Scheduler) RecrawlSites(ctx context.Context) (int, error) {
+	if s.siteStore == nil {
+		return 0, nil
+	}
+	return s.siteStore.StartSiteRecrawls(ctx, s.now().Unix())
 }
 
 // siteOf returns the site a normalized URL belongs to, or nil.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
@@ -203,5 +204,41 @@ func TestReleaseCarriesSiteSettings(t *testing.T) {
 		if ft != want {
 			t.Errorf("task %+v, want %+v", ft, want)
 		}
+	}
+}
+
+// TestRecrawlSites: at its RecrawlDate a site's roots are due again, its
+// iteration counted and its next date a period on; an inactive site's
+// are not.
+func TestRecrawlSites(t *testing.T) {
+	ctx := context.Background()
+	s, db, _ := sitesScheduler(t)
+	for _, id := range []string{"periodic", "paused"} {
+		manage(t, s, siteEvent(crawl.SiteAdd, id, func(ev *crawl.SiteEvent) {
+			ev.Roots, ev.RecrawlPeriodM = []string{"http://" + id + ".example/"}, ptr(int64(60))
+		}))
+		setState(t, db, "http://"+id+".example/", crawl.StateCrawled, 0)
+	}
+	manage(t, s, siteEvent(crawl.SiteSet, "paused", func(ev *crawl.SiteEvent) { ev.State = ptr("suspended") }))
+	if n, err := s.RecrawlSites(ctx); err != nil || n != 0 {
+		t.Fatalf("before the period: %d sites recrawled (%v)", n, err)
+	}
+	later := testNow.Add(61 * time.Minute)
+	s.now = func() time.Time { return later }
+	if n, err := s.RecrawlSites(ctx); err != nil || n != 1 {
+		t.Fatalf("after the period: %d sites recrawled (%v), want 1", n, err)
+	}
+	if c := mustGet(t, db, "http://periodic.example/"); c.State != crawl.StateDue || c.DueAt != later.Unix() || c.CrawlType != crawl.CrawlRecrawl {
+		t.Errorf("root of the recrawled site: %s due %d as %v, want due now as a recrawl", c.State, c.DueAt, c.CrawlType)
+	}
+	if c := mustGet(t, db, "http://paused.example/"); c.State != crawl.StateCrawled {
+		t.Errorf("root of the suspended site: %s, want left crawled", c.State)
+	}
+	got, err := db.GetSite(ctx, "periodic")
+	if err != nil || got.Iterations != 1 || got.RecrawlDate == nil || *got.RecrawlDate != later.Add(time.Hour).Unix() {
+		t.Errorf("site after its recrawl started: %d iterations, next %v (%v)", got.Iterations, got.RecrawlDate, err)
+	}
+	if n, _ := s.RecrawlSites(ctx); n != 0 {
+		t.Errorf("started again %d times before its next date", n)
 	}
 }

@@ -159,6 +159,9 @@ func candidateRoundTrip(t *testing.T, s Metadata) {
 		Parent:                  "https://example.com/",
 		MaxDepth:                ptr(0),
 		SiteID:                  "docs.example",
+		MRate:                   0.375,
+		MRateCounter:            9,
+		RecrawlEvery:            86400,
 	}
 	bare := crawl.Candidate{URL: "http://example.org/", Host: "example.org", State: crawl.StateDue, CrawlType: crawl.CrawlFirst}
 	with := func(suffix string, f func(c *crawl.Candidate)) crawl.Candidate {

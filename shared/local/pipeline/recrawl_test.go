@@ -1,0 +1,70 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// TestAdaptiveRecrawl: a page whose text changes at every visit is due
+// again sooner than the recrawl period, one that never changes later,
+// and one whose bytes change but not its text counts as unchanged.
+func TestAdaptiveRecrawl(t *testing.T) {
+	var visits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<a href="/changing">c</a> <a href="/static">s</a> <a href="/noisy">n</a>`)
+		case "/changing":
+			fmt.Fprintf(w, "<title>news</title><p>edition %d</p>", visits.Add(1))
+		case "/static":
+			fmt.Fprint(w, "<title>about</title><p>the same words</p>")
+		case "/noisy":
+			// Other bytes every time (a comment), the same text.
+			fmt.Fprintf(w, "<title>noisy</title><!-- %d --><p>the same words again</p>", time.Now().UnixNano())
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := testConfig(srv.URL + "/")
+	const period = time.Hour
+	cfg.Fetch.RecrawlPeriod = period
+	crawlSite(t, dir, cfg)
+	// Three recrawls, made due now (as crawler crawl --recrawl does): three
+	// observations of each page.
+	cfg.Seeds, cfg.Recrawl = nil, true
+	for i := 0; i < 3; i++ {
+		crawlSite(t, dir, cfg)
+	}
+	dd, err := OpenDataDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Close()
+	for path, want := range map[string]struct {
+		mrate  float64
+		factor float64
+	}{"/changing": {1, 0.25}, "/static": {0, 8}, "/noisy": {0, 8}} {
+		c, err := dd.DB.GetCandidate(context.Background(), srv.URL+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.MRate != want.mrate || c.MRateCounter != 3 || c.RecrawlEvery != int64(period/time.Second) {
+			t.Errorf("%s: MRate %.2f over %d observations, period %ds; want %.2f over 3, %ds",
+				path, c.MRate, c.MRateCounter, c.RecrawlEvery, want.mrate, int64(period/time.Second))
+		}
+		wantDue := *c.LastCrawlTime + int64(want.factor*period.Seconds())
+		if c.State != crawl.StateDue || c.DueAt != wantDue {
+			t.Errorf("%s: %s at %d, want due at %d (%.2f periods after its last crawl)", path, c.State, c.DueAt, wantDue, want.factor)
+		}
+	}
+}
