@@ -116,7 +116,7 @@ e2e-down:
 ## BENCHMARKS.md.
 bench: bench-go bench-crawl
 
-.PHONY: bench-go bench-crawl bench-quick bench-profile bench-build bench-scale bench-concurrency bench-bodies
+.PHONY: bench-go bench-crawl bench-quick bench-profile bench-build bench-scale bench-concurrency bench-bodies bench-recrawl
 BENCH_DOC_ROOT_CMD := bench/inputs.sh | sed -n 's/^DOC_ROOT=//p'
 
 ## bench-go: parse and extraction, URL normalization, SQLite writes per page
@@ -158,6 +158,13 @@ bench-scale: bench-build
 ## MB of HTML (bench/bodies.sh)
 bench-bodies:
 	bench/bodies.sh
+
+## bench-recrawl: the adaptive recrawl policy (seed 001 MRate) against a
+## fixed period with the same fetches, on a simulated site of 10,000
+## pages (5% change hourly, 25% daily, 70% never) over 30 simulated days
+## (bench/recrawlsim; RECRAWL_FLAGS for its flags, e.g. -period 12)
+bench-recrawl:
+	$(GO) run ./bench/recrawlsim $(RECRAWL_FLAGS)
 
 ## bench-concurrency: the crawler alone on the python3.11-doc tree
 ## (bench/inputs.sh) at each --concurrency of CONC_LEVELS, BENCH_RUNS (1)

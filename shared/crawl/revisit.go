@@ -8,9 +8,9 @@ import (
 // Adaptive recrawl (seed 001 MRate, MRateCounter). Each recrawl of a URL
 // is an observation: did its content change since the last visit (a new
 // entity generation: another text pile, not merely other bytes) or not.
-// MRate is the average of those observations, over at most the last
-// mrateWindow of them, so that it follows a page whose habits change;
-// MRateCounter counts them all.
+// MRate is the average of those observations and of a prior of one half
+// worth one observation, fading past the last mrateWindow, so that it
+// follows a page whose habits change; MRateCounter counts them all.
 //
 // The next visit follows the recrawl period P (the site's RecrawlPeriod,
 // or the crawl's) scaled by the observed rate: 2^(3-6*MRate) times P,
@@ -42,7 +42,9 @@ func ObserveChange(mrate float64, counter int64, changed bool) (float64, int64) 
 	if changed {
 		x = 1
 	}
-	n := float64(min(counter+1, mrateWindow))
+	// The prior counts as one observation until the window is full, so
+	// that a single visit does not swing the rate to 0 or 1.
+	n := float64(min(counter+2, mrateWindow))
 	return mrate + (x-mrate)/n, counter + 1
 }
 

@@ -7,26 +7,25 @@ import (
 
 func TestObserveChange(t *testing.T) {
 	for _, tt := range []struct {
-		name    string
-		seen    []bool
-		want    float64
-		wantN   int64
-		compare string
+		name     string
+		seen     []bool
+		from, to float64 // MRate after, within
 	}{
-		{"one change", []bool{true}, 1, 1, ""},
-		{"one unchanged", []bool{false}, 0, 1, ""},
-		{"half", []bool{true, false}, 0.5, 2, ""},
-		{"always", []bool{true, true, true, true, true, true, true, true, true, true}, 1, 10, ""},
-		// Past the window of 8, old observations fade: a page that stopped
+		{"one change", []bool{true}, 0.75, 0.75},
+		{"one unchanged", []bool{false}, 0.25, 0.25},
+		{"half", []bool{true, false}, 0.5, 0.5},
+		{"always", []bool{true, true, true, true, true, true, true, true, true, true}, 0.95, 1},
+		{"never", []bool{false, false, false, false, false, false, false, false, false, false}, 0, 0.05},
+		// Past the window, old observations fade: a page that stopped
 		// changing falls below a half within six visits.
-		{"stopped changing", []bool{true, true, true, true, true, true, true, true, false, false, false, false, false, false}, 0.5, 14, "<"},
+		{"stopped changing", []bool{true, true, true, true, true, true, true, true, false, false, false, false, false, false}, 0, 0.5},
 	} {
 		m, n := 0.0, int64(0)
 		for _, c := range tt.seen {
 			m, n = ObserveChange(m, n, c)
 		}
-		if n != tt.wantN || (tt.compare == "" && m != tt.want) || (tt.compare == "<" && m >= tt.want) {
-			t.Errorf("%s: MRate %.3f after %d, want %s%.3f after %d", tt.name, m, n, tt.compare, tt.want, tt.wantN)
+		if n != int64(len(tt.seen)) || m < tt.from || m > tt.to {
+			t.Errorf("%s: MRate %.3f after %d, want %.3f to %.3f after %d", tt.name, m, n, tt.from, tt.to, len(tt.seen))
 		}
 	}
 }

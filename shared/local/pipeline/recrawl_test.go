@@ -50,21 +50,33 @@ func TestAdaptiveRecrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dd.Close()
-	for path, want := range map[string]struct {
-		mrate  float64
-		factor float64
-	}{"/changing": {1, 0.25}, "/static": {0, 8}, "/noisy": {0, 8}} {
+	// Three observations each: the changing page every time, the others
+	// never (the noisy page's bytes change, its text does not).
+	rate := func(changed bool) (float64, int64) {
+		m, n := 0.0, int64(0)
+		for i := 0; i < 3; i++ {
+			m, n = crawl.ObserveChange(m, n, changed)
+		}
+		return m, n
+	}
+	var dues = map[string]int64{}
+	for path, changed := range map[string]bool{"/changing": true, "/static": false, "/noisy": false} {
 		c, err := dd.DB.GetCandidate(context.Background(), srv.URL+path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.MRate != want.mrate || c.MRateCounter != 3 || c.RecrawlEvery != int64(period/time.Second) {
-			t.Errorf("%s: MRate %.2f over %d observations, period %ds; want %.2f over 3, %ds",
-				path, c.MRate, c.MRateCounter, c.RecrawlEvery, want.mrate, int64(period/time.Second))
+		m, n := rate(changed)
+		if c.MRate != m || c.MRateCounter != n || c.RecrawlEvery != int64(period/time.Second) {
+			t.Errorf("%s: MRate %.3f over %d observations, period %ds; want %.3f over %d, %ds",
+				path, c.MRate, c.MRateCounter, c.RecrawlEvery, m, n, int64(period/time.Second))
 		}
-		wantDue := *c.LastCrawlTime + int64(want.factor*period.Seconds())
+		wantDue := crawl.NextVisit(*c.LastCrawlTime, period, m, n)
 		if c.State != crawl.StateDue || c.DueAt != wantDue {
-			t.Errorf("%s: %s at %d, want due at %d (%.2f periods after its last crawl)", path, c.State, c.DueAt, wantDue, want.factor)
+			t.Errorf("%s: %s at %d, want due at %d", path, c.State, c.DueAt, wantDue)
 		}
+		dues[path] = c.DueAt - *c.LastCrawlTime
+	}
+	if p := int64(period / time.Second); !(dues["/changing"] < p && dues["/static"] > p && dues["/noisy"] == dues["/static"]) {
+		t.Errorf("next visits after %v: want the changing page sooner than the period %ds, the others later", dues, p)
 	}
 }
