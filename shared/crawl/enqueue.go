@@ -57,6 +57,12 @@ type EnqueueEvent struct {
 	// Overflow marks a link past its page's MaxURLsFromPage: recorded as
 	// a candidate with the outcome too-many-urls, not crawled.
 	Overflow bool `json:"overflow,omitempty"`
+	// LastMod and ChangeFreq are a sitemap's hints for the URL
+	// (<lastmod> as Unix seconds, <changefreq>): a known URL modified
+	// since its last crawl is due now; a new one's first recrawl follows
+	// the change frequency until its own changes are observed.
+	LastMod    int64  `json:"lastmod,omitempty"`
+	ChangeFreq string `json:"changefreq,omitempty"`
 }
 
 // ParseEnqueueEvent reads an enqueue message body: a JSON object of the
@@ -148,6 +154,12 @@ func (ev EnqueueEvent) Validate() error {
 	}
 	if ev.Priority < -MaxPriority || ev.Priority > MaxPriority {
 		return fmt.Errorf(`"priority" must be from %d to %d, got %d`, -MaxPriority, MaxPriority, ev.Priority)
+	}
+	if ev.LastMod < 0 {
+		return fmt.Errorf(`"lastmod" must be Unix seconds, got %d`, ev.LastMod)
+	}
+	if ev.ChangeFreq != "" && ChangeFreqPrior(ev.ChangeFreq) == 0 {
+		return fmt.Errorf(`"changefreq" must be one of always, hourly, daily, weekly, monthly, yearly, never; got %q`, Truncate(ev.ChangeFreq, 64))
 	}
 	switch ev.EnqueueType {
 	case "", EnqueueNone, EnqueueForced, EnqueueReenqueued, EnqueueExport, EnqueueStatus:

@@ -32,10 +32,35 @@ const (
 	unknownChange = 0.5 // the prior: no observation yet
 )
 
+// ChangeFreqPrior is the MRate a sitemap's <changefreq> stands for
+// before any change of the URL is observed (0 for a value that is not
+// the protocol's). It is a hint, as the protocol says: the first
+// observations soon outweigh it.
+func ChangeFreqPrior(changefreq string) float64 {
+	switch changefreq {
+	case "always":
+		return 1
+	case "hourly":
+		return 0.875
+	case "daily":
+		return 0.625
+	case "weekly":
+		return 0.5
+	case "monthly":
+		return 0.375
+	case "yearly":
+		return 0.25
+	case "never":
+		return 0.125
+	}
+	return 0
+}
+
 // ObserveChange folds one observation into a URL's MRate and
-// MRateCounter.
+// MRateCounter. Before the first, MRate is the prior: a sitemap's hint
+// (ChangeFreqPrior) if it had one, else one half.
 func ObserveChange(mrate float64, counter int64, changed bool) (float64, int64) {
-	if counter == 0 {
+	if counter == 0 && mrate == 0 {
 		mrate = unknownChange
 	}
 	x := 0.0
@@ -51,8 +76,8 @@ func ObserveChange(mrate float64, counter int64, changed bool) (float64, int64) 
 // RevisitFactor is how many recrawl periods to wait before the next
 // visit of a URL with this MRate and MRateCounter.
 func RevisitFactor(mrate float64, counter int64) float64 {
-	if counter == 0 {
-		return 1
+	if counter == 0 && mrate == 0 {
+		return 1 // nothing known
 	}
 	f := math.Exp2(3 - 6*mrate)
 	return min(max(f, minRevisit), maxRevisit)

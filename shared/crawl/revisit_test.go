@@ -53,3 +53,25 @@ func TestNextVisit(t *testing.T) {
 		t.Error("no period: a next visit was given")
 	}
 }
+
+func TestChangeFreqPrior(t *testing.T) {
+	// From always to never, the first recrawl comes no sooner.
+	last := 0.0
+	for _, f := range []string{"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"} {
+		p := ChangeFreqPrior(f)
+		factor := RevisitFactor(p, 0)
+		if p <= 0 || factor < last {
+			t.Errorf("%s: prior %.3f, factor %.2f after %.2f", f, p, factor, last)
+		}
+		if m, _ := ObserveChange(p, 0, true); p < 1 && m <= p {
+			t.Errorf("%s: a change observed moves MRate %.3f to %.3f", f, p, m)
+		}
+		last = factor
+	}
+	if RevisitFactor(ChangeFreqPrior("hourly"), 0) >= 1 || RevisitFactor(ChangeFreqPrior("never"), 0) <= 1 {
+		t.Error("hourly is not recrawled sooner than the period, or never not later")
+	}
+	if ChangeFreqPrior("sometimes") != 0 || RevisitFactor(0, 0) != 1 {
+		t.Error("an unknown changefreq is a hint")
+	}
+}

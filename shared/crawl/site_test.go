@@ -2,6 +2,8 @@ package crawl_test
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -149,4 +151,28 @@ func FuzzParseSiteEvent(f *testing.F) {
 			t.Fatalf("round trip changed the event:\n%+v\n%+v", ev, again)
 		}
 	})
+}
+
+// TestSampleSiteEvents: the sample site events in events/ read as
+// documented (docs/sites.md), the malformed one refused as invalid.
+func TestSampleSiteEvents(t *testing.T) {
+	for file, op := range map[string]crawl.SiteOp{"site-add.json": crawl.SiteAdd, "site-disable.json": crawl.SiteDisable, "site-malformed.json": ""} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "events", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if crawl.MessageType(b) != crawl.SiteEventType {
+			t.Errorf("%s: not told apart from an enqueue event", file)
+		}
+		ev, err := crawl.ParseSiteEvent(b)
+		if op == "" {
+			if crawl.KindOf(err) != crawl.KindInvalid {
+				t.Errorf("%s: %v, want an invalid event", file, err)
+			}
+			continue
+		}
+		if err != nil || ev.Op != op {
+			t.Errorf("%s: %+v, %v; want op %s", file, ev, err, op)
+		}
+	}
 }

@@ -13,14 +13,17 @@ import (
 // index's sitemaps) are enqueued one hop further on, within
 // MaxURLsFromPage; anything else is summarized as a plain file.
 func (p *Parser) handleSitemap(ctx context.Context, t crawl.ParseTask, body []byte) error {
-	kind, urls, err := sitemap.Parse(body)
+	kind, entries, err := sitemap.ParseEntries(body)
 	if err != nil {
 		p.log.WarnContext(ctx, "sitemap read partly", "url", t.URL, "err", err)
 	}
 	if kind != sitemap.NotSitemap {
 		var bodies [][]byte
-		for i, u := range urls {
-			ev := crawl.EnqueueEvent{URL: u, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL}
+		for i, e := range entries {
+			ev := crawl.EnqueueEvent{URL: e.Loc, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL, ChangeFreq: e.ChangeFreq}
+			if !e.LastMod.IsZero() && e.LastMod.Unix() > 0 {
+				ev.LastMod = e.LastMod.Unix()
+			}
 			if kind == sitemap.Index {
 				ev.Hops = t.Hops // a sitemap of the index is as near the seed as the index
 			}

@@ -226,7 +226,7 @@ func matchAny(res []*regexp.Regexp, s string) bool {
 }
 
 func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, verdict crawl.ExitCode, site *crawl.CompiledSite) (Outcome, error) {
-	plain := ev.EnqueueType != crawl.EnqueueForced && ev.EnqueueType != crawl.EnqueueReenqueued
+	plain := ev.EnqueueType != crawl.EnqueueForced && ev.EnqueueType != crawl.EnqueueReenqueued && ev.LastMod == 0
 	if plain && s.known.dedupes(n.URL, ev.Hops, verdict != crawl.ExitUnknown) {
 		return Deduped, nil
 	}
@@ -245,6 +245,7 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 			c.SiteID = site.ID
 			c.Priority += site.Priority
 		}
+		c.MRate = crawl.ChangeFreqPrior(ev.ChangeFreq) // a sitemap's hint, until changes are seen
 		if verdict != crawl.ExitUnknown {
 			c.State = crawl.StateFiltered
 			c.LastCrawlExitCode = &verdict
@@ -295,6 +296,12 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 		}
 		c.LastCrawlExitCode = nil
 		return Admitted, s.put(ctx, c)
+	case ev.LastMod > 0 && c.LastCrawlTime != nil && ev.LastMod > *c.LastCrawlTime &&
+		(c.State == crawl.StateCrawled || c.State == crawl.StateDue && c.DueAt > now):
+		// A sitemap says it changed since it was crawled: due now.
+		c.State, c.DueAt, c.CrawlType = dueState(site, ev.Parent != ""), now, crawl.CrawlRecrawl
+		c.Hops = min(c.Hops, ev.Hops)
+		return Requeued, s.put(ctx, c)
 	case ev.Hops < c.Hops:
 		c.Hops = ev.Hops
 		return Deduped, s.put(ctx, c)

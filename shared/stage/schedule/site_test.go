@@ -242,3 +242,43 @@ func TestRecrawlSites(t *testing.T) {
 		t.Errorf("started again %d times before its next date", n)
 	}
 }
+
+// TestSitemapHints: a sitemap's <lastmod> newer than a URL's last crawl
+// makes it due now; an older one changes nothing; <changefreq> is a new
+// URL's prior change rate.
+func TestSitemapHints(t *testing.T) {
+	ctx := context.Background()
+	s, db, _ := sitesScheduler(t)
+	admitAll(t, s, seed(home), link("http://example.com/a", 1))
+	setState(t, db, "http://example.com/a", crawl.StateCrawled, 0) // crawled an hour before testNow
+	crawledAt := *mustGet(t, db, "http://example.com/a").LastCrawlTime
+	fromSitemap := func(u string, lastmod int64, freq string) crawl.EnqueueEvent {
+		return crawl.EnqueueEvent{URL: u, Parent: "http://example.com/sitemap.xml", Hops: 1, LastMod: lastmod, ChangeFreq: freq}
+	}
+	for _, tt := range []struct {
+		ev   crawl.EnqueueEvent
+		out  Outcome
+		want crawl.CandidateState
+	}{
+		{fromSitemap("http://example.com/a", crawledAt-60, ""), Deduped, crawl.StateCrawled},
+		{fromSitemap("http://example.com/a", crawledAt+60, ""), Requeued, crawl.StateDue},
+		{fromSitemap("http://example.com/b", 0, "daily"), Admitted, crawl.StateDue},
+	} {
+		out, err := s.Admit(ctx, tt.ev)
+		if err != nil || out != tt.out {
+			t.Errorf("%s lastmod %d: %v (%v), want %v", tt.ev.URL, tt.ev.LastMod, out, err, tt.out)
+		}
+		if c := mustGet(t, db, tt.ev.URL); c.State != tt.want {
+			t.Errorf("%s: %s, want %s", tt.ev.URL, c.State, tt.want)
+		}
+	}
+	if c := mustGet(t, db, "http://example.com/a"); c.DueAt != testNow.Unix() || c.CrawlType != crawl.CrawlRecrawl {
+		t.Errorf("modified URL due at %d as %v, want now as a recrawl", c.DueAt, c.CrawlType)
+	}
+	if c := mustGet(t, db, "http://example.com/b"); c.MRate != crawl.ChangeFreqPrior("daily") || c.MRateCounter != 0 {
+		t.Errorf("new URL of changefreq daily: MRate %.3f over %d", c.MRate, c.MRateCounter)
+	}
+	if _, err := s.Admit(ctx, fromSitemap("http://example.com/c", 0, "fortnightly")); crawl.KindOf(err) != crawl.KindInvalid {
+		t.Errorf("changefreq fortnightly: %v, want invalid", err)
+	}
+}

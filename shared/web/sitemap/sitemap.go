@@ -11,7 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"time"
 )
 
 // MaxSize is the largest sitemap read, uncompressed (the protocol's 50 MB).
@@ -30,9 +32,48 @@ const (
 	Index           // lists sitemaps
 )
 
-// Parse reads a sitemap. It returns NotSitemap (and no error) for XML
-// whose root is neither urlset nor sitemapindex.
+// Entry is one <url> (or <sitemap>) of a sitemap: its location and the
+// hints the protocol gives for recrawling it.
+type Entry struct {
+	Loc string
+	// LastMod is <lastmod> (W3C Datetime), zero when absent or unreadable.
+	LastMod time.Time
+	// ChangeFreq is <changefreq>: always, hourly, daily, weekly,
+	// monthly, yearly or never; "" when absent or not one of those.
+	ChangeFreq string
+}
+
+// Parse reads a sitemap's locations. It returns NotSitemap (and no
+// error) for XML whose root is neither urlset nor sitemapindex.
 func Parse(body []byte) (Kind, []string, error) {
+	kind, entries, err := ParseEntries(body)
+	var urls []string
+	for _, e := range entries {
+		urls = append(urls, e.Loc)
+	}
+	return kind, urls, err
+}
+
+// ChangeFreqs are the protocol's <changefreq> values.
+var ChangeFreqs = []string{"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
+
+// W3C Datetime, as the protocol allows it: a date, or a date and time
+// with a zone.
+var lastmodLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04Z07:00", "2006-01-02", "2006-01", "2006"}
+
+func parseLastMod(s string) time.Time {
+	for _, l := range lastmodLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// ParseEntries reads a sitemap's entries, with their hints. It returns
+// NotSitemap (and no error) for XML whose root is neither urlset nor
+// sitemapindex.
+func ParseEntries(body []byte) (Kind, []Entry, error) {
 	var r io.Reader = bytes.NewReader(body)
 	if len(body) >= 2 && body[0] == 0x1f && body[1] == 0x8b {
 		z, err := gzip.NewReader(r)
@@ -44,9 +85,11 @@ func Parse(body []byte) (Kind, []string, error) {
 	dec := xml.NewDecoder(r)
 	dec.Strict = false
 	kind := NotSitemap
-	var urls []string
-	inLoc := false
-	var loc strings.Builder
+	var entries []Entry
+	var cur Entry
+	inEntry := false // within a <url> or <sitemap>
+	field := ""      // the child element whose text is being read
+	var text strings.Builder
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
@@ -56,7 +99,7 @@ func Parse(body []byte) (Kind, []string, error) {
 			if kind == NotSitemap {
 				return NotSitemap, nil, nil
 			}
-			return kind, urls, fmt.Errorf("read sitemap: %w", err)
+			return kind, entries, fmt.Errorf("read sitemap: %w", err)
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -67,25 +110,50 @@ func Parse(body []byte) (Kind, []string, error) {
 				kind = Index
 			case kind == NotSitemap:
 				return NotSitemap, nil, nil // the root is something else
-			case t.Name.Local == "loc":
-				inLoc = true
-				loc.Reset()
+			case t.Name.Local == "url" || t.Name.Local == "sitemap":
+				cur, inEntry = Entry{}, true
+			case t.Name.Local == "loc" || t.Name.Local == "lastmod" || t.Name.Local == "changefreq":
+				field = t.Name.Local
+				text.Reset()
 			}
 		case xml.CharData:
-			if inLoc {
-				loc.Write(t)
+			if field != "" && text.Len() < maxField {
+				text.Write(t)
 			}
 		case xml.EndElement:
-			if t.Name.Local == "loc" && inLoc {
-				inLoc = false
-				if u := strings.TrimSpace(loc.String()); u != "" {
-					urls = append(urls, u)
-					if len(urls) >= MaxURLs {
-						return kind, urls, nil
+			switch name := t.Name.Local; {
+			case name == field:
+				v := strings.TrimSpace(text.String())
+				switch field {
+				case "loc":
+					cur.Loc = v
+				case "lastmod":
+					cur.LastMod = parseLastMod(v)
+				case "changefreq":
+					if v = strings.ToLower(v); slices.Contains(ChangeFreqs, v) {
+						cur.ChangeFreq = v
 					}
 				}
+				field = ""
+				// A <loc> outside any <url> (a sloppy sitemap) is still an
+				// entry of its own.
+				if name == "loc" && !inEntry && cur.Loc != "" {
+					entries, cur = append(entries, cur), Entry{}
+				}
+			case name == "url" || name == "sitemap":
+				if cur.Loc != "" {
+					entries = append(entries, cur)
+				}
+				cur, inEntry = Entry{}, false
+			}
+			if len(entries) >= MaxURLs {
+				return kind, entries, nil
 			}
 		}
 	}
-	return kind, urls, nil
+	return kind, entries, nil
 }
+
+// maxField bounds the text kept of one element (a URL may be 2,048
+// characters by the protocol; more is kept, within reason).
+const maxField = 64 << 10

@@ -3,6 +3,7 @@ package sitemap
 import (
 	"bytes"
 	"compress/gzip"
+	"slices"
 	"testing"
 )
 
@@ -16,6 +17,7 @@ func FuzzParse(f *testing.F) {
 		`<html><body>not a sitemap</body></html>`,
 		`<urlset><url><loc>https://example.com/&amp;x</loc></url><url><loc></loc></url>`,
 		`<urlset><url><loc><![CDATA[https://example.com/c]]></loc></url></urlset>`,
+		`<urlset><url><loc>https://example.com/d</loc><lastmod>2024-05-06T07:08:09+02:00</lastmod><changefreq>Weekly</changefreq></url></urlset>`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -26,7 +28,14 @@ func FuzzParse(f *testing.F) {
 	w.Close()
 	f.Add(z.Bytes())
 	f.Fuzz(func(t *testing.T, body []byte) {
-		kind, urls, _ := Parse(body)
+		kind, entries, _ := ParseEntries(body)
+		var urls []string
+		for _, e := range entries {
+			urls = append(urls, e.Loc)
+			if e.ChangeFreq != "" && !slices.Contains(ChangeFreqs, e.ChangeFreq) {
+				t.Fatalf("changefreq %q is not one of the protocol's", e.ChangeFreq)
+			}
+		}
 		if kind == NotSitemap && len(urls) > 0 {
 			t.Fatalf("not a sitemap, yet %d URLs", len(urls))
 		}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"reflect"
 	"testing"
+	"time"
 )
 
 func gz(s string) []byte {
@@ -58,5 +59,31 @@ func TestParseBoundsGzipBomb(t *testing.T) {
 	kind, urls, _ := Parse(b.Bytes())
 	if kind != URLSet || len(urls) != 1 {
 		t.Errorf("got %v %v", kind, urls)
+	}
+}
+
+func TestParseEntries(t *testing.T) {
+	body := `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+	<url><loc>https://example.com/a</loc><lastmod>2024-05-06</lastmod><changefreq>daily</changefreq></url>
+	<url><loc>https://example.com/b</loc><lastmod>2024-05-06T07:08:09+02:00</lastmod><changefreq>Weekly</changefreq></url>
+	<url><loc>https://example.com/c</loc><lastmod>last tuesday</lastmod><changefreq>sometimes</changefreq></url>
+	<url><lastmod>2024-01-01</lastmod></url>
+	</urlset>`
+	kind, got, err := ParseEntries([]byte(body))
+	if err != nil || kind != URLSet {
+		t.Fatalf("kind %v, %v", kind, err)
+	}
+	want := []Entry{
+		{Loc: "https://example.com/a", LastMod: time.Date(2024, 5, 6, 0, 0, 0, 0, time.UTC), ChangeFreq: "daily"},
+		{Loc: "https://example.com/b", LastMod: time.Date(2024, 5, 6, 5, 8, 9, 0, time.UTC), ChangeFreq: "weekly"},
+		{Loc: "https://example.com/c"}, // unreadable hints are left out
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d entries, want %d: %+v", len(got), len(want), got)
+	}
+	for i := range want {
+		if got[i].Loc != want[i].Loc || !got[i].LastMod.Equal(want[i].LastMod) || got[i].ChangeFreq != want[i].ChangeFreq {
+			t.Errorf("entry %d: %+v, want %+v", i, got[i], want[i])
+		}
 	}
 }
