@@ -119,6 +119,7 @@ func FromEnv(getenv func(string) string, need ...string) (Settings, error) {
 		{"TIMEOUT", int64(s.Timeout), 1, int64(crawl.MaxTimeout)},
 		{"MAX_RESOURCE_SIZE", s.MaxResourceSize, 1, crawl.MaxResourceSizeLimit},
 		{"MAX_DEPTH", int64(s.MaxDepth), -1, crawl.MaxHops},
+		{"RECRAWL_PERIOD", int64(s.RecrawlPeriod), 0, int64(crawl.MaxRecrawlPeriodMins * time.Minute)},
 	} {
 		if b.v < b.least || b.v > b.most {
 			errs = append(errs, fmt.Sprintf("%s=%q is out of range", b.name, getenv(b.name)))

@@ -46,6 +46,7 @@ func TestFromEnv(t *testing.T) {
 		{"a delay past the bound", map[string]string{"DELAY": "2h"}, nil, nil, `DELAY="2h" is out of range`},
 		{"a depth below -1", map[string]string{"MAX_DEPTH": "-2"}, nil, nil, `MAX_DEPTH="-2" is out of range`},
 		{"a body limit past the bound", map[string]string{"MAX_RESOURCE_SIZE": "2147483648"}, nil, nil, `MAX_RESOURCE_SIZE="2147483648" is out of range`},
+		{"a recrawl period past a year", map[string]string{"RECRAWL_PERIOD": "9000h"}, nil, nil, `RECRAWL_PERIOD="9000h" is out of range`},
 		{"a bad flag", map[string]string{"ALLOW_PRIVATE_NETWORKS": "yes"}, nil, nil, "must be true or false"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
