@@ -159,6 +159,16 @@ bench-scale: bench-build
 bench-bodies:
 	bench/bodies.sh
 
+## eval: search quality on the python3.11-doc tree: the judged queries of
+## bench/eval/queries.tsv through crawler search, P@1, P@3, MRR and the
+## headline fill rate (bench/eval; crawls the tree into
+## .local-bench/eval-data once: remove it after a change to extraction).
+## EVAL_FLAGS=-v prints each query's top 3.
+.PHONY: eval
+eval: bench-build
+	@vars=$$(bench/inputs.sh) && eval "$$vars" && \
+	$(GO) run ./bench/eval -root "$$DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data} $(EVAL_FLAGS)
+
 ## bench-recrawl: the adaptive recrawl policy (seed 001 MRate) against a
 ## fixed period with the same fetches, on a simulated site of 10,000
 ## pages (5% change hourly, 25% daily, 70% never) over 30 simulated days

@@ -173,14 +173,27 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	if strings.TrimSpace(query) == "" {
 		return nil, crawl.E("search", crawl.KindInvalid, fmt.Errorf("empty query"))
 	}
-	var terms []string
+	// The query's words, common ones left out when others remain
+	// (crawl/search.go).
+	var all, terms []string
 	seen := map[string]bool{}
 	searchTokens(query, func(_, _ int, t string) {
 		if !seen[t] {
 			seen[t] = true
-			terms = append(terms, t)
+			all = append(all, t)
+			if !crawl.StopWord(t) {
+				terms = append(terms, t)
+			}
 		}
 	})
+	if len(terms) == 0 {
+		terms = all
+	}
+	terms = terms[:min(len(terms), crawl.MaxQueryTerms)]
+	clear(seen)
+	for _, t := range terms {
+		seen[t] = true
+	}
 	if len(terms) == 0 || limit == 0 {
 		return nil, nil
 	}
@@ -191,7 +204,7 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	return c.ranked(limit), nil
 }
 
-// searchMatch is a generation holding every query term: its hit, each
+// searchMatch is a generation holding a query term: its hit, each
 // term's count per field, and its length in words.
 type searchMatch struct {
 	hit crawl.SearchHit
@@ -226,23 +239,23 @@ func (c *searchCorpus) add(url, title string, fields [nFields]string) {
 	}
 	c.docs++
 	c.totalLen += n
-	all := true
+	any := false
 	for ti := range c.terms {
 		if tf[ti] != [nFields]int{} {
 			c.df[ti]++
-		} else {
-			all = false
+			any = true
 		}
 	}
-	if all {
+	if any {
 		c.matches = append(c.matches, searchMatch{hit: crawl.SearchHit{URL: url, Title: title,
 			Snippet: snippet(fields[fieldText], c.seen)}, tf: tf, len: n})
 	}
 }
 
 // ranked returns the best limit matches (all, when limit < 0) by BM25 as
-// FTS5 computes it: per term, the weighted hits across the fields
-// against the whole row's length; Rank is minus the score.
+// FTS5 computes it (per term, the weighted hits across the fields
+// against the whole row's length) plus the title bonus
+// (crawl.SearchTitleBonus); Rank is the score, larger better.
 func (c *searchCorpus) ranked(limit int) []crawl.SearchHit {
 	const k1, b = 1.2, 0.75
 	avg := float64(c.totalLen) / float64(max(c.docs, 1))
@@ -256,19 +269,22 @@ func (c *searchCorpus) ranked(limit int) []crawl.SearchHit {
 	matches := c.matches
 	for i := range matches {
 		m := &matches[i]
-		score := 0.0
+		score, inTitle := 0.0, 0
 		for ti := range c.terms {
 			w := 0.0
 			for fi, n := range m.tf[ti] {
 				w += fieldWeights[fi] * float64(n)
 			}
 			score += idf[ti] * w * (k1 + 1) / (w + k1*(1-b+b*float64(m.len)/avg))
+			if m.tf[ti][fieldTitle] > 0 {
+				inTitle++
+			}
 		}
-		m.hit.Rank = -score
+		m.hit.Rank = score + crawl.SearchTitleBonus*float64(inTitle)/float64(len(c.terms))
 	}
 	sort.Slice(matches, func(i, j int) bool {
 		if matches[i].hit.Rank != matches[j].hit.Rank {
-			return matches[i].hit.Rank < matches[j].hit.Rank
+			return matches[i].hit.Rank > matches[j].hit.Rank
 		}
 		return matches[i].hit.URL < matches[j].hit.URL
 	})

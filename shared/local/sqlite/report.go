@@ -68,12 +68,16 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 }
 
 // Search runs a full-text query over the open, non-duplicate, indexable
-// generations, best first. Words are matched as given (each word quoted,
-// so punctuation cannot break the query); title ranks above headlines,
-// headlines above text.
+// generations, best first, and returns at most limit hits, each with a
+// score where larger is better.
+//
+// It ranks as crawl/search.go says, with FTS5: the words are matched in
+// every column but secondary_text (a page's navigation, sidebars and
+// footers), and the title bonus comes from a subquery per word on the
+// title column.
 func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.SearchHit, error) {
-	q := ftsQuery(query)
-	if q == "" {
+	terms := queryTerms(query)
+	if len(terms) == 0 {
 		return nil, crawl.E("search", crawl.KindInvalid, fmt.Errorf("empty query"))
 	}
 	if d.w != nil {
@@ -83,17 +87,25 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 			return nil, fmt.Errorf("search %q: %w", query, err)
 		}
 	}
+	var inTitle []string
+	var args []any
+	for _, t := range terms {
+		inTitle = append(inTitle, `(f.text_pile_id IN (SELECT text_pile_id FROM full_text_entity_index WHERE full_text_entity_index MATCH ?))`)
+		args = append(args, "{title} : "+t)
+	}
+	args = append(args, crawl.SearchTitleBonus, float64(len(terms)),
+		"{title description text big_headlines small_headlines code_text quote_text} : ("+strings.Join(terms, " OR ")+")", limit)
 	// bm25 weights in column order: text_pile_id, any, title, description,
 	// text, secondary_text, big_headlines, small_headlines, code_text, quote_text.
 	rows, err := d.db.QueryContext(ctx, `SELECT u.url, coalesce(dd.title, ''),
 		snippet(full_text_entity_index, 4, '[', ']', '…', 16),
-		bm25(full_text_entity_index, 0, 0, 10, 4, 1, 0.5, 5, 3, 1, 1) AS rank
+		-bm25(full_text_entity_index, 0, 0, 10, 4, 1, 0.5, 5, 3, 1, 1) + (`+strings.Join(inTitle, " + ")+`) * ? / ? AS score
 		FROM full_text_entity_index f
 		JOIN entity_generation g ON g.text_pile_id=f.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND g.marked_duplicate=0
 		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
 		JOIN url u ON u.url_id=g.url_id
 		LEFT JOIN document_description dd ON dd.entity_generation_id=g.entity_generation_id
-		WHERE full_text_entity_index MATCH ? ORDER BY rank, u.url LIMIT ?`, q, limit)
+		WHERE full_text_entity_index MATCH ? ORDER BY score DESC, u.url LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search %q: %w", query, err)
 	}
@@ -109,14 +121,21 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	return out, rows.Err()
 }
 
-// ftsQuery quotes each word of a user's query for FTS5 (all must match).
-func ftsQuery(s string) string {
-	var terms []string
+// queryTerms are a query's words, each quoted for FTS5, without the
+// common English words unless nothing else is left.
+func queryTerms(s string) []string {
+	var all, kept []string
 	for _, w := range strings.Fields(s) {
-		w = strings.ReplaceAll(w, `"`, `""`)
-		terms = append(terms, `"`+w+`"`)
+		q := `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+		all = append(all, q)
+		if !crawl.StopWord(strings.ToLower(w)) {
+			kept = append(kept, q)
+		}
 	}
-	return strings.Join(terms, " ")
+	if len(kept) == 0 {
+		kept = all
+	}
+	return kept[:min(len(kept), crawl.MaxQueryTerms)]
 }
 
 // OutcomeCounts returns, for the crawls logged by the given agents (all

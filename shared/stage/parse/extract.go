@@ -32,7 +32,9 @@ func Extract(pageURL, body, contentLanguage string) crawl.Document {
 		return doc
 	}
 	e := &extractor{doc: &doc, base: documentBase(root, pageBase), page: page}
-	e.walk(root, state{})
+	// A page that marks its main content (<main>, role="main") says that
+	// the rest is not: its text outside main is secondary (chrome).
+	e.walk(root, state{secondary: hasMain(root, 0)})
 	e.finish(contentLanguage)
 	return doc
 }
@@ -203,7 +205,7 @@ func (e *extractor) element(n *html.Node, st state) state {
 	case atom.Form:
 		st.loc.InForm = true
 	case atom.Main:
-		st.loc.InMain, st.inMainish = true, true
+		st = st.enterMain()
 	case atom.Article:
 		st.loc.InArticle, st.inMainish = true, true
 	case atom.Section:
@@ -243,6 +245,24 @@ func (e *extractor) element(n *html.Node, st state) state {
 			st.link.text.WriteString(" " + attr(n, "alt") + " ")
 		}
 	}
+	// ARIA landmark roles mark the same regions on any element (a
+	// <div role="navigation">): they count as the element would.
+	if role, ok := attrOK(n, "role"); ok {
+		switch strings.ToLower(strings.TrimSpace(role)) {
+		case "main":
+			st = st.enterMain()
+		case "navigation", "search":
+			st.loc.InNav, st.secondary = true, true
+		case "banner":
+			st.loc.InHeader = true
+			st.secondary = st.secondary || !st.inMainish
+		case "contentinfo":
+			st.loc.InFooter = true
+			st.secondary = st.secondary || !st.inMainish
+		case "complementary":
+			st.loc.InAside, st.secondary = true, true
+		}
+	}
 	switch a {
 	case atom.A, atom.Area:
 		if href, ok := attrOK(n, "href"); ok {
@@ -260,6 +280,41 @@ func (e *extractor) element(n *html.Node, st state) state {
 		}
 	}
 	return st
+}
+
+// enterMain is the state inside <main> or role="main": main content,
+// not chrome, unless a nav or aside around it said otherwise.
+func (st state) enterMain() state {
+	st.loc.InMain, st.inMainish = true, true
+	if !st.loc.InNav && !st.loc.InAside {
+		st.secondary = false
+	}
+	return st
+}
+
+// hasMain reports whether the tree has a main landmark (<main> or
+// role="main") outside script and template content.
+func hasMain(n *html.Node, depth int) bool {
+	if depth > 600 {
+		return false
+	}
+	if n.Type == html.ElementNode {
+		switch n.DataAtom {
+		case atom.Main:
+			return true
+		case atom.Script, atom.Template, atom.Style:
+			return false
+		}
+		if r, ok := attrOK(n, "role"); ok && strings.EqualFold(strings.TrimSpace(r), "main") {
+			return true
+		}
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if hasMain(c, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *extractor) meta(n *html.Node) {

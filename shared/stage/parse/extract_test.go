@@ -217,6 +217,19 @@ func TestExtractText(t *testing.T) {
 			want: crawl.TextPile{Text: "Main text.", SecondaryText: "Site name\nHome About\nRelated\nCopyright"},
 		},
 		{
+			name: "ARIA landmarks are chrome as their elements are",
+			html: `<div role="banner">Site name</div><div class="related" role="navigation"><a href="/">Home</a></div>
+				<div role="main"><p>Main text.</p></div><div role="complementary">Related</div>
+				<div role="contentinfo">Copyright</div>`,
+			want: crawl.TextPile{Text: "Main text.", SecondaryText: "Site name\nHome\nRelated\nCopyright"},
+		},
+		{
+			name: "with a main landmark, text outside it is chrome",
+			html: `<div class="topbar">index | modules | next</div><main><p>Main text.</p><nav>Pages: 1 2</nav></main>
+				<div class="footer">Copyright, the Foundation.</div>`,
+			want: crawl.TextPile{Text: "Main text.", SecondaryText: "index | modules | next\nPages: 1 2\nCopyright, the Foundation."},
+		},
+		{
 			name: "an article's own header is its text, not chrome",
 			html: `<article><header><h1>Post title</h1><p>By the keeper</p></header><p>Body.</p>
 				<footer>Filed under lamps</footer></article>`,
@@ -293,6 +306,12 @@ func TestExtractLinkLocation(t *testing.T) {
 		{"main and article paragraph", `<main><article><p>See <a href="/x">x</a></p></article></main>`,
 			crawl.Location{InMain: true, InArticle: true, InParagraph: true}, false},
 		{"aside", `<aside><a href="/x">x</a></aside>`, crawl.Location{InAside: true}, false},
+		{"role navigation", `<div role="navigation"><a href="/x">x</a></div>`, crawl.Location{InNav: true}, false},
+		{"role search", `<div role="search"><a href="/x">x</a></div>`, crawl.Location{InNav: true}, false},
+		{"role banner", `<div role="banner"><a href="/x">x</a></div>`, crawl.Location{InHeader: true}, false},
+		{"role contentinfo", `<div role="contentinfo"><a href="/x">x</a></div>`, crawl.Location{InFooter: true}, false},
+		{"role complementary", `<div role="complementary"><a href="/x">x</a></div>`, crawl.Location{InAside: true}, false},
+		{"role main", `<div role=" Main "><a href="/x">x</a></div>`, crawl.Location{InMain: true}, false},
 		{"footer", `<footer><a href="/x">x</a></footer>`, crawl.Location{InFooter: true}, false},
 		{"header of an article", `<article><header><a href="/x">x</a></header></article>`,
 			crawl.Location{InHeader: true, InArticle: true}, false},
