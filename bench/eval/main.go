@@ -117,7 +117,7 @@ func readQueries(file string) ([]query, error) {
 
 // score sums the measures over the queries.
 type score struct {
-	n                 int
+	n                int
 	p1, p3, hit3, rr float64
 }
 
