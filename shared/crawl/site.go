@@ -65,24 +65,12 @@ const (
 	SiteSuspended SiteState = 3
 )
 
-var siteStateNames = map[SiteState]string{SiteActive: "active", SiteDisabled: "disabled", SiteSuspended: "suspended"}
+var siteStates = newNames("site state", []SiteState{SiteActive, SiteDisabled, SiteSuspended}, "active", "disabled", "suspended")
 
-func (s SiteState) String() string {
-	if n, ok := siteStateNames[s]; ok {
-		return n
-	}
-	return fmt.Sprintf("state-%d", int(s))
-}
+func (s SiteState) String() string { return siteStates.String(s) }
 
 // ParseSiteState reads a state's name.
-func ParseSiteState(name string) (SiteState, error) {
-	for s, n := range siteStateNames {
-		if n == name {
-			return s, nil
-		}
-	}
-	return 0, fmt.Errorf("site state %q: want active, disabled or suspended", name)
-}
+func ParseSiteState(name string) (SiteState, error) { return siteStates.parse(name) }
 
 // URLType is seed 001 URLType: what the crawler does with the links of
 // the site's pages.
@@ -99,24 +87,12 @@ const (
 	URLCollectAll URLType = 3
 )
 
-var urlTypeNames = map[URLType]string{URLRegular: "regular", URLSingle: "single", URLCollectAll: "collect-all"}
+var urlTypes = newNames("url type", []URLType{URLRegular, URLSingle, URLCollectAll}, "regular", "single", "collect-all")
 
-func (t URLType) String() string {
-	if n, ok := urlTypeNames[t]; ok {
-		return n
-	}
-	return fmt.Sprintf("url-type-%d", int(t))
-}
+func (t URLType) String() string { return urlTypes.String(t) }
 
 // ParseURLType reads a URL type's name.
-func ParseURLType(name string) (URLType, error) {
-	for t, n := range urlTypeNames {
-		if n == name {
-			return t, nil
-		}
-	}
-	return 0, fmt.Errorf("url type %q: want regular, single or collect-all", name)
-}
+func ParseURLType(name string) (URLType, error) { return urlTypes.parse(name) }
 
 // SiteFilter is one row of seed 001 sites_filters: a regular expression
 // (Go's RE2 syntax) matched against the normalized URL.
@@ -146,52 +122,93 @@ const (
 	FilterMedia FilterMode = 1
 )
 
+var (
+	filterTypes = newNames("filter type", []FilterType{FilterInclude, FilterExclude}, "include", "exclude")
+	filterModes = newNames("filter mode", []FilterMode{FilterURLs, FilterMedia}, "urls", "media")
+)
+
 // MarshalText writes a filter type by name.
-func (t FilterType) MarshalText() ([]byte, error) {
-	switch t {
-	case FilterInclude:
-		return []byte("include"), nil
-	case FilterExclude:
-		return []byte("exclude"), nil
-	}
-	return nil, fmt.Errorf("filter type %d: want 0 (include) or 1 (exclude)", int(t))
-}
+func (t FilterType) MarshalText() ([]byte, error) { return filterTypes.marshal(t) }
 
 // UnmarshalText reads a filter type's name.
-func (t *FilterType) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "include":
-		*t = FilterInclude
-	case "exclude":
-		*t = FilterExclude
-	default:
-		return fmt.Errorf("filter type %q: want include or exclude", b)
-	}
-	return nil
+func (t *FilterType) UnmarshalText(b []byte) (err error) {
+	*t, err = filterTypes.parse(string(b))
+	return err
 }
 
 // MarshalText writes a filter mode by name.
-func (m FilterMode) MarshalText() ([]byte, error) {
-	switch m {
-	case FilterURLs:
-		return []byte("urls"), nil
-	case FilterMedia:
-		return []byte("media"), nil
+func (m FilterMode) MarshalText() ([]byte, error) { return filterModes.marshal(m) }
+
+// UnmarshalText reads a filter mode's name ("" is urls).
+func (m *FilterMode) UnmarshalText(b []byte) (err error) {
+	if len(b) == 0 {
+		*m = FilterURLs
+		return nil
 	}
-	return nil, fmt.Errorf("filter mode %d: want 0 (urls) or 1 (media)", int(m))
+	*m, err = filterModes.parse(string(b))
+	return err
 }
 
-// UnmarshalText reads a filter mode's name.
-func (m *FilterMode) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "urls", "":
-		*m = FilterURLs
-	case "media":
-		*m = FilterMedia
-	default:
-		return fmt.Errorf("filter mode %q: want urls or media", b)
+// names are the names of an enumeration's values (seed 001 keeps the
+// numbers; events and the CLI use the names).
+type names[T ~int] struct {
+	what   string
+	values []T
+	names  []string
+}
+
+func newNames[T ~int](what string, values []T, n ...string) names[T] {
+	return names[T]{what: what, values: values, names: n}
+}
+
+func (n names[T]) lookup(v T) (string, bool) {
+	for i, x := range n.values {
+		if x == v {
+			return n.names[i], true
+		}
 	}
-	return nil
+	return "", false
+}
+
+func (n names[T]) valid(v T) bool { _, ok := n.lookup(v); return ok }
+
+// String is v's name, or what and its number.
+func (n names[T]) String(v T) string {
+	if name, ok := n.lookup(v); ok {
+		return name
+	}
+	return fmt.Sprintf("%s-%d", strings.ReplaceAll(n.what, " ", "-"), int(v))
+}
+
+func (n names[T]) marshal(v T) ([]byte, error) {
+	if name, ok := n.lookup(v); ok {
+		return []byte(name), nil
+	}
+	return nil, fmt.Errorf("%s %d: want %s", n.what, int(v), n.list(true))
+}
+
+func (n names[T]) parse(s string) (T, error) {
+	for i, name := range n.names {
+		if name == s {
+			return n.values[i], nil
+		}
+	}
+	return 0, fmt.Errorf("%s %q: want %s", n.what, Truncate(s, 64), n.list(false))
+}
+
+// list is the names ("a, b or c"), with their numbers if numbers.
+func (n names[T]) list(numbers bool) string {
+	parts := make([]string, len(n.names))
+	for i, name := range n.names {
+		parts[i] = name
+		if numbers {
+			parts[i] = fmt.Sprintf("%d (%s)", int(n.values[i]), name)
+		}
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
 // The bounds of a site's fields (docs/limits.md).
@@ -231,11 +248,11 @@ func (s Site) Validate() error {
 			return fmt.Errorf("site %s: %w", s.ID, err)
 		}
 	}
-	if _, ok := siteStateNames[s.State]; !ok {
-		return fmt.Errorf("site %s: state %d: want 1 (active), 2 (disabled) or 3 (suspended)", s.ID, int(s.State))
+	if !siteStates.valid(s.State) {
+		return fmt.Errorf("site %s: site state %d: want %s", s.ID, int(s.State), siteStates.list(true))
 	}
-	if _, ok := urlTypeNames[s.URLType]; !ok {
-		return fmt.Errorf("site %s: url type %d: want 0 (regular), 1 (single) or 3 (collect-all)", s.ID, int(s.URLType))
+	if !urlTypes.valid(s.URLType) {
+		return fmt.Errorf("site %s: url type %d: want %s", s.ID, int(s.URLType), urlTypes.list(true))
 	}
 	for _, b := range []struct {
 		name     string
@@ -267,11 +284,11 @@ func (f SiteFilter) Validate() error {
 	if _, err := regexp.Compile(f.Pattern); err != nil {
 		return fmt.Errorf("filter pattern %q: %w", Truncate(f.Pattern, 100), err)
 	}
-	if f.Type != FilterInclude && f.Type != FilterExclude {
-		return fmt.Errorf("filter type %d: want 0 (include) or 1 (exclude)", int(f.Type))
+	if !filterTypes.valid(f.Type) {
+		return fmt.Errorf("filter type %d: want %s", int(f.Type), filterTypes.list(true))
 	}
-	if f.Mode != FilterURLs && f.Mode != FilterMedia {
-		return fmt.Errorf("filter mode %d: want 0 (urls) or 1 (media)", int(f.Mode))
+	if !filterModes.valid(f.Mode) {
+		return fmt.Errorf("filter mode %d: want %s", int(f.Mode), filterModes.list(true))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -158,7 +159,7 @@ func (s *Scheduler) ManageSite(ctx context.Context, ev crawl.SiteEvent) (crawl.S
 	was := site.State
 	newRoots := create
 	if len(roots) > 0 {
-		newRoots = newRoots || !sameStrings(site.Roots, roots)
+		newRoots = newRoots || !slices.Equal(site.Roots, roots)
 		site.Roots = roots
 	}
 	if err := ev.ApplyTo(&site); err != nil {
@@ -213,18 +214,6 @@ func SiteID(root string) string {
 	}
 	sum := md5.Sum([]byte(root))
 	return hex.EncodeToString(sum[:])
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // SiteRefreshEvery is how often a long-running caller calls
