@@ -154,6 +154,11 @@ func msCeil(t time.Time) int64 {
 func durCeilMS(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
 
 // acquire takes the host's slot if it is free, and reports whether it did.
+// The slot already held under this token counts as taken: a write that
+// succeeded but whose answer was lost (a timeout, then the SDK's retry)
+// must not leave the slot held, by us, against ourselves until the lease
+// runs out. Seen in make e2e under load: every fetch of the host
+// deferred for the lease's three minutes.
 func (g *Gate) acquire(ctx context.Context, host, token string, delay time.Duration) (bool, error) {
 	now := g.db.now()
 	nowMS := msFloor(now)
@@ -163,7 +168,8 @@ func (g *Gate) acquire(ctx context.Context, host, token string, delay time.Durat
 		UpdateExpression: aws.String("SET #lu = :lu, #h = :tok, #host = :host"),
 		ConditionExpression: aws.String("(attribute_not_exists(#lu) OR #lu <= :now)" +
 			" AND (attribute_not_exists(#na) OR #na <= :now)" +
-			" AND (attribute_not_exists(#ld) OR #ld <= :cut)"),
+			" AND (attribute_not_exists(#ld) OR #ld <= :cut)" +
+			" OR #h = :tok"),
 		ExpressionAttributeNames: map[string]string{"#lu": gtLeaseUntil, "#h": gtHolder, "#host": gtHost,
 			"#na": gtNextAllowed, "#ld": gtLastDone},
 		ExpressionAttributeValues: map[string]types.AttributeValue{

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // otherEnvironment is a store over db's tables with a client of its own,
@@ -274,4 +276,43 @@ func TestGateWaitEndsWithContext(t *testing.T) {
 	if took := time.Since(start); took > 2*time.Second {
 		t.Errorf("Wait returned %v after its context ended", took)
 	}
+}
+
+// retriedAPI sends the first gate UpdateItem twice, as the SDK does when
+// a write succeeded but its answer was lost: the caller sees the second
+// answer.
+type retriedAPI struct {
+	API
+	once sync.Once
+}
+
+func (r *retriedAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	retried := false
+	r.once.Do(func() { retried = true })
+	if retried {
+		if _, err := r.API.UpdateItem(ctx, in, opts...); err != nil {
+			return nil, err
+		}
+	}
+	return r.API.UpdateItem(ctx, in, opts...)
+}
+
+// TestGateSurvivesALostAnswer: taking the slot whose answer was lost and
+// retried takes it, instead of finding it held (by ourselves) and
+// deferring every fetch of the host until the lease runs out.
+func TestGateSurvivesALostAnswer(t *testing.T) {
+	db := testDB(t)
+	lossy := New(&retriedAPI{API: db.api}, db.t)
+	g := NewGate(lossy, GateConfig{Lease: time.Minute, MaxWait: 200 * time.Millisecond})
+	done, err := g.Wait(context.Background(), "example.com", 0)
+	if err != nil {
+		t.Fatalf("Wait with a retried write: %v", err)
+	}
+	done()
+	other := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute, MaxWait: 200 * time.Millisecond})
+	d2, err := other.Wait(context.Background(), "example.com", 0)
+	if err != nil {
+		t.Fatalf("the slot is not free after done: %v", err)
+	}
+	d2()
 }
