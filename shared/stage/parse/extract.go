@@ -31,10 +31,11 @@ func Extract(pageURL, body, contentLanguage string) crawl.Document {
 		doc.Warnings = append(doc.Warnings, fmt.Sprintf("HTML tree not built (%v): text and links read flat, without location flags or text kinds", err))
 		return doc
 	}
-	e := &extractor{doc: &doc, base: documentBase(root, pageBase), page: page}
+	base, hasMain := prescan(root, pageBase)
+	e := &extractor{doc: &doc, base: base, page: page}
 	// A page that marks its main content (<main>, role="main") says that
 	// the rest is not: its text outside main is secondary (chrome).
-	e.walk(root, state{secondary: hasMain(root, 0)})
+	e.walk(root, state{secondary: hasMain})
 	e.finish(contentLanguage)
 	return doc
 }
@@ -106,34 +107,46 @@ var blockish = map[atom.Atom]bool{
 	atom.Fieldset: true, atom.Legend: true, atom.Hgroup: true, atom.Menu: true, atom.Dialog: true,
 }
 
-// documentBase returns the document's base URL: the first <base href>
-// in the document, resolved against the page URL, wherever it sits
-// (HTML's "frozen base URL"), else the page URL.
-func documentBase(root *html.Node, page *urlnorm.Base) *urlnorm.Base {
-	if page == nil {
-		return nil
-	}
-	var base *urlnorm.Base
-	var find func(*html.Node)
-	find = func(n *html.Node) {
-		for c := n.FirstChild; c != nil && base == nil; c = c.NextSibling {
-			if c.Type == html.ElementNode && c.DataAtom == atom.Base {
-				if href, ok := attrOK(c, "href"); ok {
+// prescan reads what the walk must know before it starts, in one pass
+// over the tree: the document's base URL (the first <base href>
+// wherever it sits, resolved against the page URL: HTML's "frozen base
+// URL"; else the page URL), and whether the page has a main landmark
+// (<main> or role="main", outside script and template content).
+func prescan(root *html.Node, page *urlnorm.Base) (base *urlnorm.Base, hasMain bool) {
+	baseSeen := page == nil // nothing to resolve against: no base to look for
+	var find func(*html.Node, int)
+	find = func(n *html.Node, depth int) {
+		for c := n.FirstChild; c != nil && !(baseSeen && hasMain); c = c.NextSibling {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Base:
+				if href, ok := attrOK(c, "href"); ok && !baseSeen {
+					baseSeen = true // only the first <base href> counts
 					// Resolve refuses what is not http(s).
 					if r, err := page.Resolve(href); err == nil {
 						base, _ = urlnorm.NewBase(r.URL)
 					}
-					return // only the first <base href> counts
 				}
+			case atom.Main:
+				hasMain = true
+			case atom.Script, atom.Template, atom.Style:
+				continue
 			}
-			find(c)
+			if r, ok := attrOK(c, "role"); ok && strings.EqualFold(strings.TrimSpace(r), "main") {
+				hasMain = true
+			}
+			if depth < 600 {
+				find(c, depth+1)
+			}
 		}
 	}
-	find(root)
+	find(root, 0)
 	if base == nil {
-		return page
+		base = page
 	}
-	return base
+	return base, hasMain
 }
 
 func (e *extractor) walk(n *html.Node, st state) {
@@ -290,31 +303,6 @@ func (st state) enterMain() state {
 		st.secondary = false
 	}
 	return st
-}
-
-// hasMain reports whether the tree has a main landmark (<main> or
-// role="main") outside script and template content.
-func hasMain(n *html.Node, depth int) bool {
-	if depth > 600 {
-		return false
-	}
-	if n.Type == html.ElementNode {
-		switch n.DataAtom {
-		case atom.Main:
-			return true
-		case atom.Script, atom.Template, atom.Style:
-			return false
-		}
-		if r, ok := attrOK(n, "role"); ok && strings.EqualFold(strings.TrimSpace(r), "main") {
-			return true
-		}
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if hasMain(c, depth+1) {
-			return true
-		}
-	}
-	return false
 }
 
 func (e *extractor) meta(n *html.Node) {
