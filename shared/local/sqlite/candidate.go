@@ -53,7 +53,7 @@ func scanCandidate(s scanner) (crawl.Candidate, error) {
 // GetCandidate returns the candidate for a normalized URL, or
 // crawl.ErrNotFound.
 func (d *DB) GetCandidate(ctx context.Context, u string) (crawl.Candidate, error) {
-	st, err := d.prepared(ctx, `SELECT `+candidateColumns+candidateFrom+`WHERE u.url=?`)
+	st, err := d.prepared(ctx, `SELECT `+d.older.columns(candidateColumns, "crawl_frontier", "f")+candidateFrom+`WHERE u.url=?`)
 	if err != nil {
 		return crawl.Candidate{}, fmt.Errorf("get candidate %s: %w", u, err)
 	}
@@ -194,7 +194,7 @@ func (d *DB) NextDue(ctx context.Context) (int64, bool, error) {
 }
 
 func (d *DB) queryCandidates(ctx context.Context, where string, args ...any) ([]crawl.Candidate, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+candidateColumns+candidateFrom+where, args...)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+d.older.columns(candidateColumns, "crawl_frontier", "f")+candidateFrom+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query candidates: %w", err)
 	}

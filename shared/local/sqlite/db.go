@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -36,6 +37,8 @@ type DB struct {
 	closeOnce  sync.Once
 	hot        map[string]*sql.Stmt // statements prepared on w, used by the writer only
 	ids        idCache              // the writer's only
+
+	older *older // what a database of an earlier version, opened read-only, lacks
 }
 
 // readers is the size of the read pool: reads (a candidate looked up, a
@@ -105,18 +108,73 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 		sdb.Close()
 		return nil, fmt.Errorf("%s has no crawl_log table: %w", path, ErrCorrupt)
 	}
-	return &DB{db: sdb, stmts: map[string]*sql.Stmt{}}, nil
+	old, err := olderSchema(ctx, sdb)
+	if err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("read %s: %w", path, corrupt(err))
+	}
+	return &DB{db: sdb, stmts: map[string]*sql.Stmt{}, older: old}, nil
+}
+
+// olderSchema reads what a database made by an earlier version lacks of
+// the schema (migrate adds it when the database is next opened for
+// writing): the added columns it has not got, and whether it has the
+// sites tables. A read-only handle reads such a database as it is.
+func olderSchema(ctx context.Context, db *sql.DB) (*older, error) {
+	o := &older{}
+	var sites int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='sites'`).Scan(&sites); err != nil {
+		return nil, err
+	}
+	o.noSites = sites == 0
+	for _, c := range addedColumns {
+		var has int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info(?) WHERE name=?`, c.table, c.column).Scan(&has); err != nil {
+			return nil, err
+		}
+		if has == 0 {
+			o.missing = append(o.missing, c)
+		}
+	}
+	if !o.noSites && len(o.missing) == 0 {
+		return nil, nil
+	}
+	return o, nil
+}
+
+// older is what an earlier version's database lacks (nil: nothing).
+type older struct {
+	missing []addedColumn
+	noSites bool
+}
+
+// columns returns a select list with the missing columns of alias's
+// table read as their defaults.
+func (o *older) columns(list, table, alias string) string {
+	if o == nil {
+		return list
+	}
+	for _, c := range o.missing {
+		if c.table == table {
+			list = regexp.MustCompile(`\b`+alias+`\.`+c.column+`\b`).ReplaceAllString(list, c.value)
+		}
+	}
+	return list
 }
 
 // addedColumns are the columns added to a table after databases were
 // made without them: migrate adds them to such a database before the
 // schema (which may index them) is applied.
-var addedColumns = []struct{ table, column, decl string }{
-	{"crawl_frontier", "site_id", "TEXT"},
-	{"crawl_frontier", "mrate", "REAL NOT NULL DEFAULT 0"},
-	{"crawl_frontier", "mrate_counter", "INTEGER NOT NULL DEFAULT 0"},
-	{"crawl_frontier", "recrawl_every", "INTEGER NOT NULL DEFAULT 0"},
+var addedColumns = []addedColumn{
+	{"crawl_frontier", "site_id", "TEXT", "NULL"},
+	{"crawl_frontier", "mrate", "REAL NOT NULL DEFAULT 0", "0.0"},
+	{"crawl_frontier", "mrate_counter", "INTEGER NOT NULL DEFAULT 0", "0"},
+	{"crawl_frontier", "recrawl_every", "INTEGER NOT NULL DEFAULT 0", "0"},
 }
+
+// addedColumn is a column added after databases were made without it,
+// its declaration, and the value a read of such a database takes for it.
+type addedColumn struct{ table, column, decl, value string }
 
 // migrate brings a database made by an earlier version up to the schema.
 func migrate(ctx context.Context, w *sql.DB) error {

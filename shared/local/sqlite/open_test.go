@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 )
 
@@ -142,5 +144,78 @@ func TestOpenReadOnly(t *testing.T) {
 	}
 	if _, err := sqlite.OpenReadOnly(ctx, other); !errors.Is(err, sqlite.ErrCorrupt) {
 		t.Errorf("a file that is not a database: err = %v, want ErrCorrupt", err)
+	}
+}
+
+// TestOlderDatabase: a database made before sites and adaptive recrawl
+// (no sites tables, no site_id or mrate columns) is read as it is by a
+// read-only handle, which writes nothing, and brought up to date when
+// it is next opened for writing, its candidates intact.
+func TestOlderDatabase(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const u = "http://example.com/"
+	if err := db.PutCandidate(ctx, crawl.Candidate{URL: u, Host: "example.com", State: crawl.StateDue, CrawlType: crawl.CrawlFirst}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	// Make it as an earlier version left it.
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DROP INDEX crawl_frontier_by_site`,
+		`ALTER TABLE crawl_frontier DROP COLUMN site_id`, `ALTER TABLE crawl_frontier DROP COLUMN mrate`,
+		`ALTER TABLE crawl_frontier DROP COLUMN mrate_counter`, `ALTER TABLE crawl_frontier DROP COLUMN recrawl_every`,
+		`DROP TABLE sites_filters`, `DROP TABLE sites_urls`, `DROP TABLE sites_properties`, `DROP TABLE sites`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+	before := fileSum(t, path)
+
+	ro, err := sqlite.OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := ro.GetCandidate(ctx, u); err != nil || c.URL != u || c.SiteID != "" || c.MRateCounter != 0 {
+		t.Errorf("read-only candidate of an older database: %+v, %v", c, err)
+	}
+	if st, err := ro.Status(ctx, u); err != nil || st.State != "pending" {
+		t.Errorf("read-only status: %+v, %v", st, err)
+	}
+	if sites, err := ro.Sites(ctx); err != nil || len(sites) != 0 {
+		t.Errorf("read-only sites: %v, %v", sites, err)
+	}
+	if _, err := ro.GetSite(ctx, "x"); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("read-only site: %v, want not found", err)
+	}
+	ro.Close()
+	if fileSum(t, path) != before {
+		t.Error("reading an older database changed it")
+	}
+
+	rw, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open an older database for writing: %v", err)
+	}
+	defer rw.Close()
+	c, err := rw.GetCandidate(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SiteID, c.MRate, c.MRateCounter = "docs", 0.5, 2
+	if err := rw.PutCandidate(ctx, c); err != nil {
+		t.Fatalf("write the added columns after the upgrade: %v", err)
+	}
+	if got, err := rw.GetCandidate(ctx, u); err != nil || got.SiteID != "docs" || got.MRateCounter != 2 {
+		t.Errorf("after the upgrade: %+v, %v", got, err)
 	}
 }

@@ -36,6 +36,9 @@ func scanSite(s scanner) (crawl.Site, error) {
 // Sites returns every site with its roots, filters and stored counters,
 // by ID.
 func (d *DB) Sites(ctx context.Context) ([]crawl.Site, error) {
+	if d.older != nil && d.older.noSites {
+		return nil, nil // a database of an earlier version, read-only: no sites yet
+	}
 	rows, err := d.query(ctx, `SELECT `+siteColumns+` FROM sites ORDER BY Id`)
 	if err != nil {
 		return nil, fmt.Errorf("read sites: %w", err)
@@ -64,6 +67,9 @@ func (d *DB) Sites(ctx context.Context) ([]crawl.Site, error) {
 // GetSite returns a site, or crawl.ErrNotFound; NewURLs and Contents are
 // counted from its URLs.
 func (d *DB) GetSite(ctx context.Context, id string) (crawl.Site, error) {
+	if d.older != nil && d.older.noSites {
+		return crawl.Site{}, fmt.Errorf("site %s: %w", id, crawl.ErrNotFound)
+	}
 	s, err := scanSite(d.queryRow(ctx, `SELECT `+siteColumns+` FROM sites WHERE Id=?`, id))
 	if notFound(err) {
 		return s, fmt.Errorf("site %s: %w", id, crawl.ErrNotFound)
