@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,6 +74,10 @@ type extractor struct {
 	h1s       []h1
 	desc      string
 	ogDesc    string
+	dcTitle   string
+	dcDesc    string
+	subMain   string // the first h2-h6 in main or article, outside chrome
+	sub       string // the first h2-h6 outside chrome
 	lang      string
 	published string
 	modified  string
@@ -242,9 +247,18 @@ func (e *extractor) element(n *html.Node, st state) state {
 		} else {
 			st.small = true
 		}
-		if a == atom.H1 {
-			// Bounded: nested headings must not copy the document per level.
+		// Bounded: nested headings must not copy the document per level.
+		switch {
+		case a == atom.H1:
 			e.h1s = append(e.h1s, h1{text: collapse(textOf(n, 4<<10)), mainish: st.inMainish, chrome: st.secondary})
+		case !st.secondary && (e.sub == "" || st.inMainish && e.subMain == ""):
+			t := collapse(textOf(n, 4<<10))
+			if e.sub == "" {
+				e.sub = t
+			}
+			if st.inMainish && e.subMain == "" {
+				e.subMain = t
+			}
 		}
 		if st.link != nil {
 			e.doc.Links[st.link.idx].ContainsHeadline = true
@@ -318,6 +332,10 @@ func (e *extractor) meta(n *html.Node) {
 		e.ogTitle = collapse(content)
 	case prop == "og:site_name":
 		e.siteName = collapse(content)
+	case (name == "dc.title" || name == "dcterms.title") && e.dcTitle == "":
+		e.dcTitle = collapse(content)
+	case (name == "dc.description" || name == "dcterms.description") && e.dcDesc == "":
+		e.dcDesc = collapse(content)
 	case name == "robots":
 		for _, d := range strings.Split(strings.ToLower(content), ",") {
 			switch strings.TrimSpace(d) {
@@ -543,10 +561,8 @@ func (e *extractor) finish(contentLanguage string) {
 	if h := e.headline(); h != "" {
 		d.Headline = &h
 	}
-	if e.desc != "" {
-		d.Description = &e.desc
-	} else if e.ogDesc != "" {
-		d.Description = &e.ogDesc
+	if desc := cmp.Or(e.desc, e.ogDesc, e.dcDesc); desc != "" {
+		d.Description = &desc
 	}
 	if l := e.language(contentLanguage); l != "" {
 		d.Language = &l
@@ -558,24 +574,33 @@ func (e *extractor) finish(contentLanguage string) {
 	d.Indexiness = indexiness(d)
 }
 
-// headline picks the main h1: the first in main or article, else the
-// first outside page chrome, else the first; never the site name.
+// headline picks the document's main headline from the best source
+// present: the first h1 in main or article, else the first h1 outside
+// page chrome; else the first heading of another level in main or
+// article, else outside chrome; else og:title, else Dublin Core's title,
+// else the title; else an h1 in page chrome (a banner's). Never the site
+// name (og:site_name).
 func (e *extractor) headline() string {
+	notSite := func(t string) string {
+		if strings.EqualFold(t, e.siteName) {
+			return ""
+		}
+		return t
+	}
 	pick := func(ok func(h1) bool) string {
 		for _, h := range e.h1s {
-			if h.text != "" && ok(h) && !strings.EqualFold(h.text, e.siteName) {
+			if h.text != "" && ok(h) && notSite(h.text) != "" {
 				return h.text
 			}
 		}
 		return ""
 	}
-	if h := pick(func(h h1) bool { return h.mainish }); h != "" {
-		return h
-	}
-	if h := pick(func(h h1) bool { return !h.chrome }); h != "" {
-		return h
-	}
-	return pick(func(h1) bool { return true })
+	return cmp.Or(
+		pick(func(h h1) bool { return h.mainish }),
+		pick(func(h h1) bool { return !h.chrome }),
+		notSite(e.subMain), notSite(e.sub), notSite(e.ogTitle), notSite(e.dcTitle), notSite(e.title),
+		pick(func(h1) bool { return true }),
+	)
 }
 
 func (e *extractor) times() {
@@ -652,8 +677,8 @@ func indexiness(d *crawl.Document) int {
 	if d.Title != nil {
 		score += 20
 	}
-	if d.Headline != nil {
-		score += 15
+	if d.Headline != nil && (d.Title == nil || *d.Headline != *d.Title) {
+		score += 15 // a headline of its own: not the title standing in
 	}
 	if d.Description != nil {
 		score += 15

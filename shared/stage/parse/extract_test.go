@@ -44,12 +44,12 @@ func TestExtractDescription(t *testing.T) {
 			name: "title",
 			html: `<title> The   Lamp
 				Room </title><p>x</p>`,
-			title: "The Lamp Room", headline: "<nil>", description: "<nil>", language: "<nil>",
+			title: "The Lamp Room", headline: "The Lamp Room", description: "<nil>", language: "<nil>",
 		},
 		{
 			name:  "og:title when there is no title",
 			html:  `<meta property="og:title" content="Shared title"><p>x</p>`,
-			title: "Shared title", headline: "<nil>", description: "<nil>", language: "<nil>",
+			title: "Shared title", headline: "Shared title", description: "<nil>", language: "<nil>",
 		},
 		{
 			name: "main headline is the article's h1, not the site name in the header",
@@ -73,9 +73,35 @@ func TestExtractDescription(t *testing.T) {
 			title: "<nil>", headline: "<nil>", description: "<nil>", language: "<nil>",
 		},
 		{
-			name:  "h2 is not a main headline",
-			html:  `<article><h2>Section</h2></article>`,
-			title: "<nil>", headline: "<nil>", description: "<nil>", language: "<nil>",
+			name:  "without an h1, the first heading of another level in the main content",
+			html:  `<title>Site | Page</title><header><h2>Menu</h2></header><div><h3>Aside</h3></div><article><h2>Section</h2></article>`,
+			title: "Site | Page", headline: "Section", description: "<nil>", language: "<nil>",
+		},
+		{
+			name:  "without main content, the first heading outside chrome",
+			html:  `<title>Site | Page</title><nav><h2>Menu</h2></nav><div><h4>Notes  on lamps</h4></div>`,
+			title: "Site | Page", headline: "Notes on lamps", description: "<nil>", language: "<nil>",
+		},
+		{
+			name: "without headings, og:title, then Dublin Core, then the title",
+			html: `<title>Page title</title><meta name="DC.title" content="Dublin title">
+				<meta property="og:title" content="Shared title"><nav><h1>Menu</h1></nav>`,
+			title: "Page title", headline: "Shared title", description: "<nil>", language: "<nil>",
+		},
+		{
+			name:  "Dublin Core title and description",
+			html:  `<meta name="DC.title" content="Dublin title"><meta name="dcterms.description" content="Dublin description.">`,
+			title: "<nil>", headline: "Dublin title", description: "Dublin description.", language: "<nil>",
+		},
+		{
+			name:  "the title before an h1 in page chrome",
+			html:  `<title>Page title</title><header><h1>Banner words</h1></header>`,
+			title: "Page title", headline: "Page title", description: "<nil>", language: "<nil>",
+		},
+		{
+			name:  "an h1 in page chrome when there is nothing else",
+			html:  `<header><h1>Banner words</h1></header>`,
+			title: "<nil>", headline: "Banner words", description: "<nil>", language: "<nil>",
 		},
 		{
 			name: "meta description before og:description",
