@@ -1,5 +1,7 @@
 package crawl
 
+import "time"
+
 // URLStatus is what `crawler status` reports for a URL: its candidate
 // state in seed 004's words and its latest entity generation.
 type URLStatus struct {
@@ -10,7 +12,10 @@ type URLStatus struct {
 	ExitCode       *ExitCode       `json:"exit_code,omitempty"`
 	ExitName       string          `json:"exit_name,omitempty"`
 	LastCrawl      *int64          `json:"last_crawl_time_unix_utc,omitempty"`
+	LastCrawlAt    string          `json:"last_crawl_time,omitempty"` // RFC 3339, UTC
 	LastContentful *int64          `json:"last_contentful_crawl_time_unix_utc,omitempty"`
+	LastContentAt  string          `json:"last_contentful_crawl_time,omitempty"`
+	HTTPStatus     *int            `json:"http_status,omitempty"` // of the last crawl's last request
 	ETag           *string         `json:"last_contentful_http_etag,omitempty"`
 	Hops           int             `json:"hops"`
 	NRedirs        int             `json:"n-redirs"`
@@ -18,7 +23,7 @@ type URLStatus struct {
 	Parent         string          `json:"parent,omitempty"`
 	Site           string          `json:"site,omitempty"` // the site it belongs to (seed 001)
 	ExactDuplicate bool            `json:"exact-duplicate,omitempty"`
-	Crawls         int             `json:"crawls"`
+	Crawls         int             `json:"crawls"` // crawls that sent a request (not robots.txt refusals)
 	Message        *string         `json:"message,omitempty"`
 	Generation     *GenerationView `json:"generation,omitempty"`
 }
@@ -27,8 +32,11 @@ type URLStatus struct {
 type GenerationView struct {
 	UUID            string  `json:"uuid"`
 	FirstSeen       int64   `json:"first_seen_unix_utc"`
+	FirstSeenAt     string  `json:"first_seen"` // RFC 3339, UTC
 	LastSeen        int64   `json:"last_seen_unix_utc"`
+	LastSeenAt      string  `json:"last_seen"`
 	ConfirmedEnd    *int64  `json:"confirmed_end_unix_utc,omitempty"`
+	ConfirmedEndAt  string  `json:"confirmed_end,omitempty"`
 	MarkedDuplicate bool    `json:"marked_duplicate"`
 	DuplicateOf     string  `json:"duplicate_of,omitempty"`
 	Generations     int     `json:"generations"`
@@ -40,6 +48,25 @@ type GenerationView struct {
 	FileSize        *int64  `json:"file_size,omitempty"`
 	RedirectTo      *string `json:"redirect_to,omitempty"`
 	Links           int     `json:"links"`
+}
+
+// WithTimes returns s with its times also written as RFC 3339 (UTC),
+// beside the Unix seconds, for a reader.
+func (s URLStatus) WithTimes() URLStatus {
+	s.LastCrawlAt, s.LastContentAt = rfc3339(s.LastCrawl), rfc3339(s.LastContentful)
+	if g := s.Generation; g != nil {
+		v := *g
+		v.FirstSeenAt, v.LastSeenAt, v.ConfirmedEndAt = rfc3339(&v.FirstSeen), rfc3339(&v.LastSeen), rfc3339(v.ConfirmedEnd)
+		s.Generation = &v
+	}
+	return s
+}
+
+func rfc3339(unix *int64) string {
+	if unix == nil {
+		return ""
+	}
+	return time.Unix(*unix, 0).UTC().Format(time.RFC3339)
 }
 
 // SearchHit is one result of a full-text search.

@@ -29,3 +29,13 @@ func TestSeedState(t *testing.T) {
 		}
 	}
 }
+
+func TestURLStatusWithTimes(t *testing.T) {
+	at, end := int64(1700000000), int64(1700003600)
+	s := URLStatus{LastCrawl: &at, Generation: &GenerationView{FirstSeen: 100, LastSeen: at, ConfirmedEnd: &end}}.WithTimes()
+	g := s.Generation
+	if s.LastCrawlAt != "2023-11-14T22:13:20Z" || s.LastContentAt != "" || g.FirstSeenAt != "1970-01-01T00:01:40Z" ||
+		g.LastSeenAt != "2023-11-14T22:13:20Z" || g.ConfirmedEndAt != "2023-11-14T23:13:20Z" {
+		t.Errorf("times: %q %q %+v", s.LastCrawlAt, s.LastContentAt, *g)
+	}
+}

@@ -102,7 +102,8 @@ func (d *DB) recordCrawlLog(ctx context.Context, cr crawl.Crawl, c *crawl.Candid
 		}
 		return err == nil, err
 	}
-	upd, err := d.candidateUpdate(*c, true)
+	// Only a crawl that sent a request counts (crawl.URLStatus.Crawls).
+	upd, err := d.candidateUpdate(*c, cr.Log.ExitCode.Requested())
 	if err != nil {
 		return false, err
 	}

@@ -52,6 +52,9 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 		switch {
 		case err == nil:
 			s.Message = cr.Log.Message
+			if n := len(cr.Requests); n > 0 {
+				s.HTTPStatus = cr.Requests[n-1].HTTPStatusCode
+			}
 		case !errors.Is(err, crawl.ErrNotFound):
 			return s, fmt.Errorf("status of %s: %w", u, err)
 		}
@@ -91,7 +94,7 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 		}
 	}
 	s.State = crawl.SeedState(c, s.Status, time.Now().Unix())
-	return s, nil
+	return s.WithTimes(), nil
 }
 
 // shownDuplicateOf is the URL Status shows as what the generation

@@ -26,12 +26,20 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 		s.ExitName = c.LastCrawlExitCode.String()
 		s.Status = c.LastCrawlExitCode.Status()
 	}
-	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url=?`, u).Scan(&s.Crawls); err != nil {
+	// Crawls that sent a request (crawl.ExitCode.Requested): a URL that
+	// robots.txt or a filter kept from being fetched has none.
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url=?
+		AND (l.exit_code < 30 OR l.exit_code BETWEEN 40 AND 59)`, u).Scan(&s.Crawls); err != nil {
 		return s, fmt.Errorf("count crawls of %s: %w", u, err)
 	}
-	if err := d.db.QueryRowContext(ctx, `SELECT l.message FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url=?
-		ORDER BY l.time_started_unix_utc DESC, l.crawl_log_id DESC LIMIT 1`, u).Scan(&s.Message); err != nil && !notFound(err) {
+	var lastLog int64
+	if err := d.db.QueryRowContext(ctx, `SELECT l.crawl_log_id, l.message FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url=?
+		ORDER BY l.time_started_unix_utc DESC, l.crawl_log_id DESC LIMIT 1`, u).Scan(&lastLog, &s.Message); err != nil && !notFound(err) {
 		return s, fmt.Errorf("last message of %s: %w", u, err)
+	}
+	if err := d.db.QueryRowContext(ctx, `SELECT http_status_code FROM request WHERE crawl_log_id=? ORDER BY request_id DESC LIMIT 1`,
+		lastLog).Scan(&s.HTTPStatus); err != nil && !notFound(err) {
+		return s, fmt.Errorf("last HTTP status of %s: %w", u, err)
 	}
 	var g crawl.GenerationView
 	var genID int64
@@ -64,7 +72,7 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 		return s, fmt.Errorf("latest generation of %s: %w", u, err)
 	}
 	s.State = crawl.SeedState(c, s.Status, time.Now().Unix())
-	return s, nil
+	return s.WithTimes(), nil
 }
 
 // Search runs a full-text query over the open, non-duplicate, indexable

@@ -23,6 +23,7 @@ func status(t *testing.T, open Opener) {
 		invalid   = "http://exa mple.com/"
 		timedOut  = "http://example.com/slow"
 		redirects = "http://example.com/old"
+		private   = "http://example.com/private"
 	)
 	putNew(t, s, crawl.Candidate{URL: pending, Host: "example.com", State: crawl.StateDue, DueAt: 1, CrawlType: crawl.CrawlFirst})
 	putNew(t, s, crawl.Candidate{URL: outside, Host: "other.org", State: crawl.StateFiltered, Hops: 1, Parent: complete,
@@ -57,6 +58,12 @@ func status(t *testing.T, open Opener) {
 	su.Crawl.ExitCode = crawl.ExitRedirect
 	apply(t, s, su)
 
+	// robots.txt kept it from being requested: a crawl in the log, but
+	// not one that counts.
+	pc := statusCrawl(private, "s6", 140, crawl.ExitRobotsDisallowed, 0, ptr("disallowed by robots.txt: Disallow: /private"))
+	pc.Requests = nil
+	record(t, s, pc)
+
 	uuidOf := func(u string) string { return openGen(t, s, u).Generation.UUID }
 	exit := func(c crawl.ExitCode) (*crawl.ExitCode, string) { return &c, c.String() }
 	cc, cn := exit(crawl.ExitComplete)
@@ -64,14 +71,16 @@ func status(t *testing.T, open Opener) {
 	rcd, rn := exit(crawl.ExitRedirect)
 	oc, on := exit(crawl.ExitOutOfScope)
 	ic, in := exit(crawl.ExitInvalidURL)
+	pcd, pn := exit(crawl.ExitRobotsDisallowed)
 	for _, want := range []crawl.URLStatus{
 		{URL: pending, State: "pending", Status: crawl.StatusNone, Frontier: crawl.StateDue},
 		{URL: complete, State: "success", Status: crawl.StatusComplete, Frontier: crawl.StateCrawled, ExitCode: cc, ExitName: cn,
-			LastCrawl: ptr(int64(100)), LastContentful: ptr(int64(100)), ETag: ptr(`"s1"`), Crawls: 1,
+			LastCrawl: ptr(int64(100)), LastContentful: ptr(int64(100)), ETag: ptr(`"s1"`), Crawls: 1, HTTPStatus: ptr(200),
 			Generation: &crawl.GenerationView{UUID: uuidOf(complete), FirstSeen: 100, LastSeen: 100, Generations: 1,
 				Title: ptr("Complete"), MIMEType: ptr("text/html"), FileSize: ptr(int64(100)), Links: 2}},
 		{URL: dup, State: "warning", Status: crawl.StatusDuplicate, Frontier: crawl.StateCrawled, ExitCode: cc, ExitName: cn,
 			LastCrawl: ptr(int64(110)), LastContentful: ptr(int64(110)), ETag: ptr(`"s2"`), ExactDuplicate: true, Crawls: 1,
+			HTTPStatus: ptr(200),
 			Generation: &crawl.GenerationView{UUID: uuidOf(dup), FirstSeen: 110, LastSeen: 110,
 				MarkedDuplicate: true, DuplicateOf: complete, Generations: 1, Title: ptr("Dup")}},
 		{URL: outside, State: "warning", Status: crawl.StatusFiltered, Frontier: crawl.StateFiltered, ExitCode: oc, ExitName: on,
@@ -81,9 +90,12 @@ func status(t *testing.T, open Opener) {
 		{URL: timedOut, State: "error", Status: crawl.StatusError, Frontier: crawl.StateCrawled, ExitCode: tc, ExitName: tn,
 			LastCrawl: ptr(int64(120)), Crawls: 1, Message: ptr("timeout after 30s")},
 		{URL: redirects, State: "success", Status: crawl.StatusRedir, Frontier: crawl.StateCrawled, ExitCode: rcd, ExitName: rn,
-			LastCrawl: ptr(int64(130)), Crawls: 1, Message: ptr("301 to " + complete),
+			LastCrawl: ptr(int64(130)), Crawls: 1, Message: ptr("301 to " + complete), HTTPStatus: ptr(301),
 			Generation: &crawl.GenerationView{UUID: uuidOf(redirects), FirstSeen: 130, LastSeen: 130, Generations: 1, RedirectTo: ptr(complete)}},
+		{URL: private, State: "warning", Status: crawl.StatusDisallowed, Frontier: crawl.StateCrawled, ExitCode: pcd, ExitName: pn,
+			LastCrawl: ptr(int64(140)), Crawls: 0, Message: ptr("disallowed by robots.txt: Disallow: /private")},
 	} {
+		want = want.WithTimes() // the same times in RFC 3339 (crawl's test checks the format)
 		t.Run(want.URL, func(t *testing.T) {
 			if got := mustStatus(t, s, want.URL); !reflect.DeepEqual(got, want) {
 				t.Errorf("Status:\n got %s\nwant %s", show(got), show(want))
