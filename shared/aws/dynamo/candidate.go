@@ -111,11 +111,26 @@ func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
 	if err != nil {
 		return fmt.Errorf("put candidate %s: %w", c.URL, err)
 	}
-	if _, err := d.api.UpdateItem(ctx, in); err != nil {
+	// A URL its site collects is counted (its MaxURLs): a new one not
+	// filtered out, or a filtered one admitted after all, which the old
+	// state tells.
+	admitted := c.SiteID != "" && (c.State == crawl.StateDue || c.State == crawl.StateHeld)
+	if admitted && c.Version != 0 {
+		in.ReturnValues = types.ReturnValueUpdatedOld
+	}
+	out, err := d.api.UpdateItem(ctx, in)
+	if err != nil {
 		if fxLostRace(err) {
 			return fmt.Errorf("put candidate %s (version %d): %w", c.URL, c.Version, crawl.ErrConflict)
 		}
 		return fmt.Errorf("put candidate %s: %w", c.URL, err)
+	}
+	wasFiltered := false
+	if old, ok := out.Attributes[caState].(*types.AttributeValueMemberS); ok {
+		wasFiltered = old.Value == string(crawl.StateFiltered)
+	}
+	if c.SiteID != "" && c.Version == 0 && c.State != crawl.StateFiltered || admitted && wasFiltered {
+		return d.countSiteURL(ctx, c.SiteID, c.DiscoveredAt)
 	}
 	return nil
 }
@@ -180,10 +195,15 @@ func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool) (*dynamodb.Upda
 	} else {
 		u.remove(caRedirectChain)
 	}
-	if c.State == crawl.StateDue {
+	switch {
+	case c.State == crawl.StateDue:
 		u.set(caDueHost, fxS(c.Host))
 		u.set(caDueAt, fxN(c.DueAt))
-	} else {
+	case c.State == crawl.StateHeld && c.SiteID != "":
+		// Its site's held partition (site.go), never released from.
+		u.set(caDueHost, fxS(heldPartition(c.SiteID)))
+		u.set(caDueAt, fxN(c.DueAt))
+	default:
 		u.remove(caDueHost)
 		u.remove(caDueAt)
 	}
@@ -287,7 +307,7 @@ func (d *DB) DueCandidates(ctx context.Context, now int64, limit int) ([]crawl.C
 	if limit <= 0 {
 		return nil, nil
 	}
-	hosts, err := d.ScopeHosts(ctx)
+	hosts, err := d.releaseHosts(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("due candidates: %w", err)
 	}
@@ -366,7 +386,7 @@ func (d *DB) StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.
 	if limit <= 0 {
 		return nil, nil
 	}
-	hosts, err := d.ScopeHosts(ctx)
+	hosts, err := d.releaseHosts(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("stale queued: %w", err)
 	}
@@ -394,7 +414,7 @@ func (d *DB) StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.
 // a scope host), and false when none is due at any time. It reads one
 // item per scope host from the due-by-host GSI.
 func (d *DB) NextDue(ctx context.Context) (int64, bool, error) {
-	hosts, err := d.ScopeHosts(ctx)
+	hosts, err := d.releaseHosts(ctx)
 	if err != nil {
 		return 0, false, fmt.Errorf("next due: %w", err)
 	}
@@ -430,6 +450,32 @@ func (d *DB) NextDue(ctx context.Context) (int64, bool, error) {
 		}
 	}
 	return next, found, nil
+}
+
+// releaseHosts is the hosts whose due URLs a release reads: the scope's
+// (the seeds' hosts) and those of the sites' roots.
+func (d *DB) releaseHosts(ctx context.Context) ([]string, error) {
+	hosts, err := d.ScopeHosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sites, err := d.Sites(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, h := range hosts {
+		seen[h] = true
+	}
+	for _, s := range sites {
+		for _, h := range rootHosts(s.Roots) {
+			if !seen[h] {
+				seen[h] = true
+				hosts = append(hosts, h)
+			}
+		}
+	}
+	return hosts, nil
 }
 
 // queryHost reads up to n candidates of one host from a sparse GSI whose

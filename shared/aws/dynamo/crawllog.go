@@ -116,6 +116,14 @@ func (d *DB) recordCrawlLog(ctx context.Context, cr crawl.Crawl, c *crawl.Candid
 	var tc *types.TransactionCanceledException
 	switch {
 	case err == nil:
+		if c.SiteID != "" {
+			// The site's counters: a crawl redelivered after this write
+			// and before the transaction's answer would count twice, the
+			// price of not holding the site item in every transaction.
+			if err := d.countSiteCrawl(ctx, c.SiteID, cr); err != nil {
+				return true, err
+			}
+		}
 		return true, nil
 	case errors.As(err, &tc):
 		// One reason per item, in order: the crawl log put, then the

@@ -161,9 +161,6 @@ func (d *DB) PutSite(ctx context.Context, s crawl.Site, create bool) error {
 		if err := replaceSiteParts(ctx, w, s); err != nil {
 			return err
 		}
-		if err := claimURLs(ctx, w, s); err != nil {
-			return err
-		}
 		if d := s.Priority - oldPriority; d != 0 && !create {
 			if _, err := w.ExecContext(ctx, `UPDATE crawl_frontier SET priority=priority+?, version=version+1 WHERE site_id=?`, d, s.ID); err != nil {
 				return err
@@ -173,28 +170,6 @@ func (d *DB) PutSite(ctx context.Context, s crawl.Site, create bool) error {
 	})
 	if err != nil {
 		return fmt.Errorf("put site %s: %w", s.ID, err)
-	}
-	return nil
-}
-
-// claimURLs makes the known URLs under the site's roots that belong to
-// no site its URLs (a site added to a crawl already under way), and
-// counts them.
-func claimURLs(ctx context.Context, w *wtx, s crawl.Site) error {
-	prefixes := make([]string, len(s.Roots))
-	for i, r := range s.Roots {
-		prefixes[i] = crawl.RootPrefix(r)
-	}
-	res, err := w.ExecContext(ctx, `UPDATE crawl_frontier SET site_id=?, version=version+1 WHERE site_id IS NULL AND url_id IN
-		(SELECT u.url_id FROM url u, json_each(?) p WHERE substr(u.url, 1, length(p.value))=p.value)
-		AND state<>'filtered'`, s.ID, jsonList(prefixes))
-	if err != nil {
-		return fmt.Errorf("claim URLs for site %s: %w", s.ID, err)
-	}
-	if n, _ := res.RowsAffected(); n > 0 {
-		if _, err := w.ExecContext(ctx, `UPDATE sites SET CollectedURLs=CollectedURLs+? WHERE Id=?`, n, s.ID); err != nil {
-			return err
-		}
 	}
 	return nil
 }

@@ -411,6 +411,21 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 		slots <- struct{}{}
 		go func() {
 			defer func() { <-slots; wg.Done() }()
+			site := s.siteOf(c.URL)
+			if site != nil && c.SiteID == "" {
+				// Known before its site was added: it is the site's from now
+				// on (both homes claim a site's URLs this way, lazily).
+				c.SiteID = site.ID
+			}
+			if site != nil && site.ID == c.SiteID && dueState(site, c.Parent != "") == crawl.StateHeld {
+				// Made due by a process that had not yet read that its site
+				// was disabled (or suspended): held now, not released.
+				c.State = crawl.StateHeld
+				if err := s.store.PutCandidate(ctx, c); err != nil && !errors.Is(err, crawl.ErrConflict) {
+					errs[i] = fmt.Errorf("hold %s: %w", c.URL, err)
+				}
+				return
+			}
 			c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, uuid.NewString(), now
 			if c.CrawlType == 0 {
 				c.CrawlType = crawl.CrawlFirst
@@ -424,7 +439,7 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 				return
 			}
 			task := crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth}
-			if site := s.siteOf(c.URL); site != nil && site.ID == c.SiteID {
+			if site != nil && site.ID == c.SiteID {
 				task.DelayMS, task.TimeoutMS, task.MaxBytes, task.MaxLinks = site.RequestDelay, site.HTTPTimeout, site.MaxResourceSize, site.MaxURLsFromPage
 				task.RecrawlMin = site.RecrawlPeriod
 			}

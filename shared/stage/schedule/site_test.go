@@ -282,3 +282,45 @@ func TestSitemapHints(t *testing.T) {
 		t.Errorf("changefreq fortnightly: %v, want invalid", err)
 	}
 }
+
+// TestSiteClaimsKnownURLs: a URL known before its site was added becomes
+// the site's when it is released, and its fetch task carries the site's
+// settings; a site disabled meanwhile holds it instead.
+func TestSiteClaimsKnownURLs(t *testing.T) {
+	ctx := context.Background()
+	s, db, snd := sitesScheduler(t)
+	admitAll(t, s, seed(home), seed("http://example.com/later"))
+	manage(t, s, siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) {
+		ev.Roots, ev.RequestDelayMS = []string{"http://example.com/"}, ptr(int64(700))
+	}))
+	if c := mustGet(t, db, home); c.SiteID != "" {
+		t.Fatalf("claimed at once: %+v", c)
+	}
+	if n, err := s.Release(ctx, 1); err != nil || n != 1 {
+		t.Fatalf("release: %d, %v", n, err)
+	}
+	ft := snd.tasks(t)[0]
+	if c := mustGet(t, db, ft.URL); c.SiteID != "docs" || ft.DelayMS != 700 {
+		t.Errorf("released: site %q, task delay %d ms; want the site's", c.SiteID, ft.DelayMS)
+	}
+	// Disabled now: the other URL, not yet the site's, is not among the
+	// URLs the store holds; the release claims and holds it instead of
+	// sending it.
+	site, err := db.GetSite(ctx, "docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.State = crawl.SiteDisabled
+	if err := db.PutSite(ctx, site, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RefreshSites(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Release(ctx, 10); err != nil || n != 0 {
+		t.Errorf("release of a disabled site's URL: %d sent, %v", n, err)
+	}
+	if c := mustGet(t, db, "http://example.com/later"); c.State != crawl.StateHeld || c.SiteID != "docs" {
+		t.Errorf("the other URL: %s of site %q, want held, the site's", c.State, c.SiteID)
+	}
+}

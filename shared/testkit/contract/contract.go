@@ -43,6 +43,7 @@ import (
 // sqlite.DB and dynamo.DB implement it, with the same signatures.
 type Metadata interface {
 	schedule.Store
+	schedule.SiteStore
 	fetch.Store
 	parse.Store
 	summarize.Store

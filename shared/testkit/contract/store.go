@@ -20,6 +20,7 @@ func Store(t *testing.T, open Opener) {
 	t.Run("Summaries", func(t *testing.T) { summaries(t, open) })
 	t.Run("Status", func(t *testing.T) { status(t, open) })
 	t.Run("Search", func(t *testing.T) { search(t, open) })
+	t.Run("Sites", func(t *testing.T) { sites(t, open) })
 }
 
 // putNew inserts c as a new candidate and returns it as stored.

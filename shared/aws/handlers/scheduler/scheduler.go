@@ -46,6 +46,11 @@ func New(ctx context.Context, e handlers.Env) (*Scheduler, error) {
 		// Longer than the longest spread delay (15 min) plus a fetch.
 		StaleAfter: 30 * time.Minute,
 	}
+	// Sites (seed 001): their events come on the enqueue queue, and their
+	// rules decide admission and release (docs/sites.md).
+	if err := h.Sched.UseSites(ctx, db); err != nil {
+		return nil, err
+	}
 	h.Init()
 	return h, nil
 }
@@ -78,6 +83,8 @@ type Scheduler struct {
 	Usage *awsmeter.Reporter
 	// ReleaseLimit caps the candidates one invocation releases.
 	ReleaseLimit int
+
+	sitesRead time.Time // see refreshSites
 	// StaleAfter is how long a released candidate may go without a
 	// recorded crawl before it is released again.
 	StaleAfter time.Duration
@@ -89,6 +96,9 @@ func (h *Scheduler) Init() {
 }
 
 func (h *Scheduler) admit(ctx context.Context, body []byte) error {
+	if crawl.MessageType(body) == crawl.SiteEventType {
+		return h.manageSite(ctx, body)
+	}
 	ev, err := crawl.ParseEnqueueEvent(body)
 	if err != nil {
 		return err
@@ -111,6 +121,37 @@ func (h *Scheduler) admit(ctx context.Context, body []byte) error {
 	return statusErr
 }
 
+// manageSite carries out a site event; one that cannot be (malformed,
+// an unknown site, an ID taken) is an invalid message: dead-lettered
+// with its reason.
+func (h *Scheduler) manageSite(ctx context.Context, body []byte) error {
+	ev, err := crawl.ParseSiteEvent(body)
+	if err != nil {
+		return err
+	}
+	site, err := h.Sched.ManageSite(ctx, ev)
+	if err != nil {
+		return err
+	}
+	h.Metrics.Add("SiteEvents", emf.Count, 1, "Op", string(ev.Op))
+	h.Log.InfoContext(ctx, "site event", "op", ev.Op, "site", site.ID, "state", site.State.String(), "roots", len(site.Roots))
+	return nil
+}
+
+// refreshSites reads the sites again at most every
+// schedule.SiteRefreshEvery in an environment: a change made by another
+// invocation takes effect within that.
+func (h *Scheduler) refreshSites(ctx context.Context) error {
+	if time.Since(h.sitesRead) < schedule.SiteRefreshEvery {
+		return nil
+	}
+	if err := h.Sched.RefreshSites(ctx); err != nil {
+		return err
+	}
+	h.sitesRead = time.Now()
+	return nil
+}
+
 // ScheduleEvent is the Input of the recrawl schedule.
 type ScheduleEvent struct {
 	Source string `json:"source"`
@@ -130,6 +171,9 @@ func (h *Scheduler) Handle(ctx context.Context, raw json.RawMessage) (out any, e
 	}
 	if err := json.Unmarshal(raw, &probe); err != nil {
 		return nil, fmt.Errorf("scheduler: event is not JSON: %w", err)
+	}
+	if err := h.refreshSites(ctx); err != nil {
+		return nil, err
 	}
 	if probe.Records != nil {
 		var ev events.SQSEvent
@@ -152,6 +196,10 @@ func (h *Scheduler) Handle(ctx context.Context, raw json.RawMessage) (out any, e
 	var se ScheduleEvent
 	if err := json.Unmarshal(raw, &se); err != nil || se.Action != "release" {
 		return nil, fmt.Errorf("scheduler: not an SQS batch nor a schedule event {\"action\":\"release\"}: %s", crawl.Truncate(string(raw), 200))
+	}
+	// Sites whose RecrawlDate has come: their roots are due now.
+	if _, err := h.Sched.RecrawlSites(ctx); err != nil {
+		return nil, err
 	}
 	requeued, err := h.Sched.Requeue(ctx, h.StaleAfter, h.ReleaseLimit)
 	if err != nil {
