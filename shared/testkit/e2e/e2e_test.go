@@ -211,8 +211,14 @@ func TestDeployedStack(t *testing.T) {
 			if cr.Log.URL != u(p) || cr.Log.ExitCode != want {
 				t.Errorf("%s: crawl log %+v, want its URL with exit %v", p, cr.Log, want)
 			}
-			if n, err := s.db.CrawlCount(ctx, u(p)); err != nil || n != 1 {
-				t.Errorf("%s: %d crawls (%v), want 1", p, n, err)
+			// A crawl counts when it sent a request: robots.txt's refusal
+			// is logged, but not counted (crawler status's crawls).
+			wantN := 1
+			if !want.Requested() {
+				wantN = 0
+			}
+			if n, err := s.db.CrawlCount(ctx, u(p)); err != nil || n != wantN {
+				t.Errorf("%s: %d crawls (%v), want %d", p, n, err, wantN)
 			}
 		}
 	})
@@ -349,6 +355,46 @@ func TestDeployedStack(t *testing.T) {
 	})
 	t.Run("politeness through the recrawl", func(t *testing.T) { s.checkPoliteness(t, site) })
 	t.Run("no other dead letters", func(t *testing.T) { s.checkDeadLetters(t, malformed) })
+	t.Run("site events", func(t *testing.T) { s.checkSiteEvents(t, u("/")) })
+}
+
+// checkSiteEvents sends site events (seed 001) to the deployed enqueue
+// queue: a site is added, then disabled, through the deployed scheduler;
+// a malformed one is dead-lettered with its reason.
+func (s *deployed) checkSiteEvents(t *testing.T, root string) {
+	ctx := context.Background()
+	add, _ := json.Marshal(crawl.SiteEvent{Type: crawl.SiteEventType, Version: 1, Op: crawl.SiteAdd, ID: "e2e", Roots: []string{root},
+		MaxURLs: func(n int64) *int64 { return &n }(500)})
+	bad, err := os.ReadFile("../../../events/site-malformed.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.send(t, add, bad)
+	s.settle(t, time.Minute)
+	got, err := s.db.GetSite(ctx, "e2e")
+	if err != nil || got.State != crawl.SiteActive || got.MaxURLs != 500 || len(got.Roots) != 1 {
+		t.Fatalf("site after the add event: %+v, %v", got, err)
+	}
+	disable, _ := json.Marshal(crawl.SiteEvent{Type: crawl.SiteEventType, Op: crawl.SiteDisable, ID: "e2e"})
+	s.send(t, disable)
+	s.settle(t, time.Minute)
+	if got, err := s.db.GetSite(ctx, "e2e"); err != nil || got.State != crawl.SiteDisabled {
+		t.Errorf("site after the disable event: %+v, %v", got, err)
+	}
+	msgs, err := s.queues["EnqueueDeadLetterQueueUrl"].Receive(ctx, 10, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range msgs {
+		if string(m.Body) == string(bad) {
+			found = strings.Contains(m.Attributes["reason"], "parse site event")
+			t.Logf("dead-lettered site event, reason %q", m.Attributes["reason"])
+		}
+	}
+	if !found {
+		t.Errorf("the malformed site event is not in the dead-letter queue with its reason: %d messages there", len(msgs))
+	}
 }
 
 // checkPoliteness checks the site's log: no two request starts closer
