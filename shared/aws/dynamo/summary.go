@@ -186,7 +186,38 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 			return false, err
 		}
 	}
+	if openID != 0 && (action == crawl.GenerationExtend || action == crawl.GenerationReplace) {
+		// A revisit: its observation, once (a redelivery finds the crawl
+		// summarized above and stops there).
+		if err := d.observeChange(ctx, s.URL, action == crawl.GenerationReplace, s.SeenAt); err != nil {
+			return true, err
+		}
+	}
 	return true, nil
+}
+
+// observeChange folds a revisit into the URL's MRate, and moves its due
+// date when it is due again after this very crawl, as the SQLite
+// store's does (crawl/revisit.go). A candidate written meanwhile is read
+// again, a few times.
+func (d *DB) observeChange(ctx context.Context, u string, changed bool, seenAt int64) error {
+	for attempt := 0; ; attempt++ {
+		c, err := d.GetCandidate(ctx, u)
+		if errors.Is(err, crawl.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("observe change of %s: %w", u, err)
+		}
+		c.MRate, c.MRateCounter = crawl.ObserveChange(c.MRate, c.MRateCounter, changed)
+		if c.RecrawlEvery > 0 && c.State == crawl.StateDue && c.LastCrawlTime != nil && *c.LastCrawlTime == seenAt {
+			c.DueAt = crawl.NextVisit(seenAt, time.Duration(c.RecrawlEvery)*time.Second, c.MRate, c.MRateCounter)
+		}
+		err = d.PutCandidate(ctx, c)
+		if err == nil || !errors.Is(err, crawl.ErrConflict) || attempt == 3 {
+			return err
+		}
+	}
 }
 
 // resumeRehome finishes the hand-over of duplicates that the crawl

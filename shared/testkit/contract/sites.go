@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -19,7 +20,54 @@ func sites(t *testing.T, open Opener) {
 		{"StateHoldsURLs", func(t *testing.T) { siteHolds(t, open(t)) }},
 		{"Counters", func(t *testing.T) { siteCounters(t, open(t)) }},
 		{"Recrawl", func(t *testing.T) { siteRecrawl(t, open(t)) }},
+		{"AdaptiveRecrawl", func(t *testing.T) { adaptiveRecrawl(t, open(t)) }},
 	})
+}
+
+// adaptiveRecrawl: each revisit's summary folds into the URL's MRate
+// whether its content changed, once, and moves its due date
+// (crawl/revisit.go); a first visit is no observation.
+func adaptiveRecrawl(t *testing.T, s Metadata) {
+	const u = "http://example.com/news"
+	const every = int64(3600)
+	putNew(t, s, crawl.Candidate{URL: u, Host: "example.com", State: crawl.StateCrawled, CrawlType: crawl.CrawlFirst,
+		LastCrawlTime: ptr(int64(100))})
+	apply(t, s, SummaryUpdate(u, "v1", 100, crawl.GenerationReplace, 0, TextGen(u, 100, TextPile("edition one"), "News")))
+	revisit := func(at int64) {
+		t.Helper()
+		c := mustGet(t, s, u)
+		c.State, c.LastCrawlTime, c.RecrawlEvery = crawl.StateDue, ptr(at), every
+		c.DueAt = crawl.NextVisit(at, time.Duration(every)*time.Second, c.MRate, c.MRateCounter)
+		if err := s.PutCandidate(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(when string, at int64, seen ...bool) {
+		t.Helper()
+		m, n := 0.0, int64(0)
+		for _, changed := range seen {
+			m, n = crawl.ObserveChange(m, n, changed)
+		}
+		c := mustGet(t, s, u)
+		if c.MRate != m || c.MRateCounter != n || c.DueAt != crawl.NextVisit(at, time.Duration(every)*time.Second, m, n) {
+			t.Errorf("%s: MRate %.3f over %d, due %d; want %.3f over %d, due %d", when, c.MRate, c.MRateCounter, c.DueAt,
+				m, n, crawl.NextVisit(at, time.Duration(every)*time.Second, m, n))
+		}
+	}
+	if c := mustGet(t, s, u); c.MRateCounter != 0 {
+		t.Errorf("a first visit counted as an observation: %+v", c)
+	}
+	revisit(200)
+	apply(t, s, SummaryUpdate(u, "v2", 200, crawl.GenerationExtend, openGen(t, s, u).Generation.ID, nil))
+	check("unchanged", 200, false)
+	revisit(300)
+	su := SummaryUpdate(u, "v3", 300, crawl.GenerationReplace, openGen(t, s, u).Generation.ID, TextGen(u, 300, TextPile("edition two"), "News"))
+	apply(t, s, su)
+	check("changed", 300, false, true)
+	if apply(t, s, su) {
+		t.Error("the same summary applied twice")
+	}
+	check("redelivered", 300, false, true)
 }
 
 func docsSite() crawl.Site {
