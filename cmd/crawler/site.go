@@ -14,12 +14,17 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
+	"github.com/serverless-crawler/crawler/shared/aws/stack"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 	"github.com/serverless-crawler/crawler/shared/stage/schedule"
 )
 
 const siteUsage = `usage: crawler site <add|set|show|list|disable|enable> [flags] [args]
+
+With --stack (or CRAWLER_STACK), the operation is a site event sent to
+the deployed stack's enqueue queue, and show and list read its sites.
 
   add  [flags] ROOT_URL...   a new site (seed 001) of these root URLs; its roots are enqueued
   set  [flags] ID [ROOT_URL...]
@@ -149,6 +154,7 @@ func siteChange(ctx context.Context, op crawl.SiteOp, args []string, stdout, std
 	fs := flag.NewFlagSet("site "+string(op), flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "crawl-data", "data `directory`")
+	stackName := fs.String("stack", os.Getenv("CRAWLER_STACK"), "send the site event to the deployed CloudFormation `stack`'s enqueue queue instead of changing a data directory (env CRAWLER_STACK)")
 	var f siteFlags
 	if op == crawl.SiteAdd || op == crawl.SiteSet {
 		f.register(fs, op)
@@ -192,6 +198,9 @@ func siteChange(ctx context.Context, op crawl.SiteOp, args []string, stdout, std
 	if err := ev.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	if *stackName != "" {
+		return sendSiteEvent(ctx, *stackName, ev, stdout)
+	}
 	db, err := openForSites(ctx, *data)
 	if err != nil {
 		return err
@@ -222,6 +231,40 @@ func describeChange(op crawl.SiteOp, s crawl.Site) string {
 		return "enabled"
 	}
 	return "changed; state " + s.State.String()
+}
+
+// sendSiteEvent sends a site event to a deployed stack's enqueue queue:
+// the scheduler function carries it out (a malformed one would be
+// dead-lettered; the same checks ran here first).
+func sendSiteEvent(ctx context.Context, stackName string, ev crawl.SiteEvent, stdout io.Writer) error {
+	d, err := describeStack(ctx, stackName)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	if _, err := crawl.ParseSiteEvent(b); err != nil {
+		return usageError{err}
+	}
+	c, err := stack.NewClients(ctx)
+	if err != nil {
+		return err
+	}
+	if err := sqsq.New(c.SQS, d.Outputs[stack.OutEnqueueQueue]).Send(ctx, b); err != nil {
+		return fmt.Errorf("send site event: %w", err)
+	}
+	fmt.Fprintf(stdout, "site event %s sent to stack %s; 'crawler site show --stack %s ID' shows the site once the scheduler has carried it out\n",
+		ev.Op, stackName, stackName)
+	return nil
+}
+
+// siteReader is what site show and list read: a data directory's
+// database or a deployed stack's control table.
+type siteReader interface {
+	Sites(ctx context.Context) ([]crawl.Site, error)
+	GetSite(ctx context.Context, id string) (crawl.Site, error)
 }
 
 // openForSites opens (creating if needed) a data directory's database
@@ -291,6 +334,7 @@ func siteShow(ctx context.Context, op string, args []string, stdout, stderr io.W
 	fs := flag.NewFlagSet("site "+op, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	data := fs.String("data", "crawl-data", "data `directory`")
+	stackName := stackFlag(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	fs.Usage = func() {
 		if op == "show" {
@@ -308,15 +352,26 @@ func siteShow(ctx context.Context, op string, args []string, stdout, stderr io.W
 		fs.Usage()
 		return usagef("crawler site %s takes %s", op, map[string]string{"show": "one site ID", "list": "no arguments"}[op])
 	}
-	db, err := openForReading(ctx, *data)
-	if err != nil {
-		return err
+	var db siteReader
+	where := *data
+	if *stackName != "" {
+		sdb, err := openStack(ctx, *stackName)
+		if err != nil {
+			return err
+		}
+		db, where = sdb, "stack "+*stackName
+	} else {
+		ldb, err := openForReading(ctx, *data)
+		if err != nil {
+			return err
+		}
+		defer ldb.Close()
+		db = ldb
 	}
-	defer db.Close()
 	if op == "show" {
 		s, err := db.GetSite(ctx, pos[0])
 		if errors.Is(err, crawl.ErrNotFound) {
-			return usagef("no site %q in %s (crawler site list shows them)", pos[0], *data)
+			return usagef("no site %q in %s (crawler site list shows them)", pos[0], where)
 		}
 		if err != nil {
 			return err
