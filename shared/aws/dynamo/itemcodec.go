@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -222,8 +223,14 @@ func (r *fxReader) float(k string) float64 {
 		return 0
 	}
 	f, err := strconv.ParseFloat(n.Value, 64)
-	if err != nil && r.err == nil {
-		r.err = fmt.Errorf("attribute %s: %w", k, err)
+	if err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		err = fmt.Errorf("%q is not a finite number", n.Value)
+	}
+	if err != nil {
+		if r.err == nil {
+			r.err = fmt.Errorf("attribute %s: %w", k, err)
+		}
+		return 0
 	}
 	return f
 }

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"testing"
 
@@ -133,4 +134,43 @@ func valueJSON(v types.AttributeValue) any {
 		return map[string]any{"L": l}
 	}
 	return nil
+}
+
+// FuzzDecodeCandidateAndSite feeds the candidate and site item decoders
+// items in DynamoDB's JSON: they never panic, and what they accept has
+// finite rates and a site's filters whole.
+func FuzzDecodeCandidateAndSite(f *testing.F) {
+	for _, s := range []string{
+		`{"url":{"S":"http://a/"},"state":{"S":"due"},"host":{"S":"a"},"mrate":{"N":"0.375"},"mrate_counter":{"N":"3"},"site_id":{"S":"docs"}}`,
+		`{"url":{"S":"http://a/"},"mrate":{"N":"NaN"}}`, `{"url":{"S":"http://a/"},"mrate":{"N":"1e400"}}`,
+		`{"sk":{"S":"docs"},"Roots":{"L":[{"S":"http://a/"}]},"Filters":{"L":[{"M":{"Pattern":{"S":"x"},"Type":{"N":"1"}}}]},"State":{"N":"1"},"SpeedSum":{"N":"10"},"AVGSpeedCounter":{"N":"2"}}`,
+		`{"sk":{"S":"docs"},"Filters":{"L":[{"S":"not a map"}]}}`, `{"sk":{"S":"docs"},"SpeedSum":{"N":"Inf"},"AVGSpeedCounter":{"N":"1"}}`, `{}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var raw map[string]json.RawMessage
+		if json.Unmarshal(b, &raw) != nil {
+			return
+		}
+		it := map[string]types.AttributeValue{}
+		for k, v := range raw {
+			if av, ok := fromJSON(v, 0); ok {
+				it[k] = av
+			}
+		}
+		if c, err := decodeCandidate(it); err == nil && (math.IsNaN(c.MRate) || math.IsInf(c.MRate, 0)) {
+			t.Fatalf("accepted a candidate of MRate %v", c.MRate)
+		}
+		s, err := decodeSite(it)
+		if err != nil {
+			return
+		}
+		if math.IsNaN(s.AVGSpeed) || math.IsInf(s.AVGSpeed, 0) {
+			t.Fatalf("accepted a site of average speed %v", s.AVGSpeed)
+		}
+		if l, ok := it[stFilters].(*types.AttributeValueMemberL); ok && len(l.Value) != len(s.Filters) {
+			t.Fatalf("%d filters read of %d", len(s.Filters), len(l.Value))
+		}
+	})
 }
