@@ -26,15 +26,9 @@ func FuzzDecodeGenItem(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var raw map[string]json.RawMessage
-		if json.Unmarshal(b, &raw) != nil {
+		it, ok := itemFromJSON(b)
+		if !ok {
 			return
-		}
-		it := map[string]types.AttributeValue{}
-		for k, v := range raw {
-			if av, ok := fromJSON(v, 0); ok {
-				it[k] = av
-			}
 		}
 		g, err := decodeGenItem(it)
 		if err != nil {
@@ -53,6 +47,22 @@ func FuzzDecodeGenItem(f *testing.F) {
 			t.Fatal("a file summary out of nothing")
 		}
 	})
+}
+
+// itemFromJSON reads an item in DynamoDB's JSON form, leaving out the
+// attributes that are not well formed; false if b is no JSON object.
+func itemFromJSON(b []byte) (map[string]types.AttributeValue, bool) {
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(b, &raw) != nil {
+		return nil, false
+	}
+	it := map[string]types.AttributeValue{}
+	for k, v := range raw {
+		if av, ok := fromJSON(v, 0); ok {
+			it[k] = av
+		}
+	}
+	return it, true
 }
 
 // fromJSON reads one attribute value in DynamoDB's JSON form.
@@ -149,15 +159,9 @@ func FuzzDecodeCandidateAndSite(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var raw map[string]json.RawMessage
-		if json.Unmarshal(b, &raw) != nil {
+		it, ok := itemFromJSON(b)
+		if !ok {
 			return
-		}
-		it := map[string]types.AttributeValue{}
-		for k, v := range raw {
-			if av, ok := fromJSON(v, 0); ok {
-				it[k] = av
-			}
 		}
 		if c, err := decodeCandidate(it); err == nil && (math.IsNaN(c.MRate) || math.IsInf(c.MRate, 0)) {
 			t.Fatalf("accepted a candidate of MRate %v", c.MRate)
