@@ -20,10 +20,19 @@ import (
 // Extract reads a document out of an HTML page. pageURL is the page's
 // normalized URL; contentLanguage is its Content-Language header.
 func Extract(pageURL, body, contentLanguage string) crawl.Document {
-	root, err := html.Parse(strings.NewReader(body))
 	doc := crawl.Document{URL: pageURL}
 	page, _ := url.Parse(pageURL)
 	pageBase, _ := urlnorm.NewBase(pageURL) // nil: links resolve only if absolute
+	if len(body) > MaxTreeSize {
+		// The tree of a page costs about eight times its size: a huge
+		// page is read as a stream, so that memory stays a small
+		// multiple of the bodies in flight (docs/limits.md).
+		e := extractFlat(&doc, page, pageBase, body)
+		e.finish(contentLanguage)
+		doc.Warnings = append(doc.Warnings, fmt.Sprintf("page over %d MiB: text and links read flat, without location flags or text kinds", MaxTreeSize>>20))
+		return doc
+	}
+	root, err := html.Parse(strings.NewReader(body))
 	if err != nil {
 		// html.Parse refuses documents nested deeper than 512 elements.
 		// Their text and links are still read, flat.
@@ -41,6 +50,10 @@ func Extract(pageURL, body, contentLanguage string) crawl.Document {
 	return doc
 }
 
+// MaxTreeSize is the largest page (decoded, in bytes) read as an HTML
+// tree; a larger one is read as a stream of tokens.
+const MaxTreeSize = 4 << 20
+
 // state is what encloses a node: the location signature, which text
 // field its text goes to, and whether it is inside a link.
 type state struct {
@@ -56,6 +69,8 @@ type state struct {
 	link      *linkBuilder
 }
 
+// linkBuilder gathers the text of the link being read; it lives only
+// while the reader is inside the link.
 type linkBuilder struct {
 	idx  int
 	text strings.Builder
@@ -65,7 +80,9 @@ type extractor struct {
 	doc      *crawl.Document
 	base     *urlnorm.Base // <base href> or the page URL; nil if neither parses
 	page     *url.URL
-	resolved map[string]resolution // see resolve
+	resolved map[string]*resolution    // see resolve
+	hosts    map[string]crawl.Locality // a link host's locality, see locality
+	texts    map[string]*string        // short link texts, shared (see intern)
 
 	fields    [6]strings.Builder // text, secondary, big, small, code, quote
 	title     string
@@ -83,7 +100,6 @@ type extractor struct {
 	modified  string
 	jsonLD    []string
 	canonical string
-	linkTexts []*linkBuilder
 	words     int
 }
 
@@ -167,6 +183,9 @@ func (e *extractor) walk(n *html.Node, st state) {
 		inner := e.element(n, st)
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			e.walk(c, inner)
+		}
+		if inner.link != st.link {
+			e.endLink(inner.link)
 		}
 		switch f := inner.field(); {
 		case block:
@@ -383,84 +402,120 @@ func (e *extractor) linkElement(n *html.Node, href string, st state) {
 
 // addLink records a link; it returns nil for one that is not an http(s) URL.
 func (e *extractor) addLink(n *html.Node, href string, dest crawl.DestinationType, st state) *linkBuilder {
-	r, err := e.resolve(href)
-	if errors.Is(err, urlnorm.ErrUnsupportedScheme) {
+	res := e.resolve(href)
+	if errors.Is(res.err, urlnorm.ErrUnsupportedScheme) {
 		return nil // mailto:, javascript:, tel:: not a crawl target
 	}
-	if err != nil {
+	if res.err != nil {
 		e.doc.InvalidLinks = append(e.doc.InvalidLinks, strings.TrimSpace(href))
 		return nil
 	}
-	rels := " " + strings.Join(strings.Fields(strings.ToLower(attr(n, "rel"))), " ") + " "
 	l := crawl.Link{
-		URL:             r.URL,
-		RelNofollow:     strings.Contains(rels, " nofollow ") || strings.Contains(rels, " sponsored ") || strings.Contains(rels, " ugc "),
-		RelMe:           strings.Contains(rels, " me "),
-		RelTag:          strings.Contains(rels, " tag "),
+		URL:             res.r.URL,
+		Fragment:        res.frag,
 		Location:        st.loc,
 		DestinationType: dest,
 		TagName:         n.Data,
-		Locality:        e.locality(r),
+		Locality:        e.locality(res.r),
 	}
-	if r.HasFrag {
-		f := r.Fragment
-		l.Fragment = &f
+	if rel := attr(n, "rel"); rel != "" {
+		rels := " " + strings.Join(strings.Fields(strings.ToLower(rel)), " ") + " "
+		l.RelNofollow = strings.Contains(rels, " nofollow ") || strings.Contains(rels, " sponsored ") || strings.Contains(rels, " ugc ")
+		l.RelMe = strings.Contains(rels, " me ")
+		l.RelTag = strings.Contains(rels, " tag ")
 	}
 	switch n.DataAtom {
 	case atom.Area:
-		if t := collapse(attr(n, "alt")); t != "" {
-			l.Text = &t
-		}
+		l.Text = e.intern(collapse(attr(n, "alt")))
 	case atom.Iframe, atom.Frame, atom.Link:
-		if t := collapse(attr(n, "title")); t != "" {
-			l.Text = &t
-		}
+		l.Text = e.intern(collapse(attr(n, "title")))
 	}
 	e.doc.Links = append(e.doc.Links, l)
-	lb := &linkBuilder{idx: len(e.doc.Links) - 1}
-	if n.DataAtom == atom.A {
-		e.linkTexts = append(e.linkTexts, lb)
-	}
-	return lb
+	return &linkBuilder{idx: len(e.doc.Links) - 1}
 }
 
+// endLink sets the text of the link lb gathered (nil: none).
+func (e *extractor) endLink(lb *linkBuilder) {
+	if lb == nil {
+		return
+	}
+	e.doc.Links[lb.idx].Text = e.intern(collapse(lb.text.String()))
+	lb.text.Reset()
+}
+
+// intern returns a pointer to s ("" gives nil), the same pointer for the
+// same short text on one page: navigation repeats the same link texts
+// hundreds of times, and a huge page's links must not each cost one.
+func (e *extractor) intern(s string) *string {
+	if s == "" {
+		return nil
+	}
+	if len(s) > 64 {
+		return &s
+	}
+	if p, ok := e.texts[s]; ok {
+		return p
+	}
+	if e.texts == nil {
+		e.texts = map[string]*string{}
+	}
+	e.texts[s] = &s
+	return &s
+}
+
+// resolution is a resolved href, with its fragment's pointer shared by
+// every link to it.
 type resolution struct {
-	r   urlnorm.Result
-	err error
+	r    urlnorm.Result
+	frag *string
+	err  error
 }
 
 // resolve resolves href against the page's base, once per distinct href:
 // a page names the same target many times (two links in five, in the
 // Python documentation), and resolving is a fair part of extracting.
-func (e *extractor) resolve(href string) (urlnorm.Result, error) {
+func (e *extractor) resolve(href string) *resolution {
 	if res, ok := e.resolved[href]; ok {
-		return res.r, res.err
+		return res
 	}
 	r, err := e.base.Resolve(href)
-	if e.resolved == nil {
-		e.resolved = map[string]resolution{}
+	res := &resolution{r: r, err: err}
+	if r.HasFrag {
+		f := r.Fragment
+		res.frag = &f
 	}
-	e.resolved[href] = resolution{r, err}
-	return r, err
+	if e.resolved == nil {
+		e.resolved = map[string]*resolution{}
+	}
+	e.resolved[href] = res
+	return res
 }
 
 func (e *extractor) locality(r urlnorm.Result) crawl.Locality {
-	page := e.doc.URL
-	if r.URL == page {
+	if r.URL == e.doc.URL {
 		return crawl.LocalitySameDocument
 	}
+	if l, ok := e.hosts[r.Host]; ok {
+		return l
+	}
+	l := crawl.LocalityExternal
 	host := strings.ToLower(e.page.Host)
 	if r.Host == host {
-		return crawl.LocalitySameHost
+		l = crawl.LocalitySameHost
+	} else {
+		// EffectiveTLDPlusOne fails for IP addresses and names without a
+		// registrable domain (localhost, a bare public suffix): no site.
+		a, err1 := publicsuffix.EffectiveTLDPlusOne(hostname(r.Host))
+		b, err2 := publicsuffix.EffectiveTLDPlusOne(hostname(host))
+		if err1 == nil && err2 == nil && a == b {
+			l = crawl.LocalitySameSite
+		}
 	}
-	// EffectiveTLDPlusOne fails for IP addresses and names without a
-	// registrable domain (localhost, a bare public suffix): no site.
-	a, err1 := publicsuffix.EffectiveTLDPlusOne(hostname(r.Host))
-	b, err2 := publicsuffix.EffectiveTLDPlusOne(hostname(host))
-	if err1 == nil && err2 == nil && a == b {
-		return crawl.LocalitySameSite
+	if e.hosts == nil {
+		e.hosts = map[string]crawl.Locality{}
 	}
-	return crawl.LocalityExternal
+	e.hosts[r.Host] = l
+	return l
 }
 
 func hostname(hostport string) string {
@@ -548,11 +603,6 @@ func (e *extractor) finish(contentLanguage string) {
 	p.QuoteText = normalizeBlock(e.fields[fQuote].String())
 	p.Digest = p.ComputeDigest()
 
-	for _, lb := range e.linkTexts {
-		if t := collapse(lb.text.String()); t != "" {
-			d.Links[lb.idx].Text = &t
-		}
-	}
 	if e.title != "" {
 		d.Title = &e.title
 	} else if e.ogTitle != "" {

@@ -33,6 +33,7 @@ func extractFlat(doc *crawl.Document, page *url.URL, base *urlnorm.Base, body st
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
+			e.endLink(link)
 			e.title = collapse(title.String())
 			return e
 		case html.TextToken:
@@ -59,6 +60,7 @@ func extractFlat(doc *crawl.Document, page *url.URL, base *urlnorm.Base, body st
 			case atom.A, atom.Area:
 				if href, ok := attrOK(n, "href"); ok {
 					if lb := e.addLink(n, href, crawl.DestPage, state{}); lb != nil && tok.DataAtom == atom.A && tt == html.StartTagToken {
+						e.endLink(link) // links do not nest: an open one ends here
 						link = lb
 					}
 				}
@@ -83,6 +85,7 @@ func extractFlat(doc *crawl.Document, page *url.URL, base *urlnorm.Base, body st
 			case atom.Title:
 				inTitle = false
 			case atom.A:
+				e.endLink(link)
 				link = nil
 			}
 			if blockish[tok.DataAtom] {

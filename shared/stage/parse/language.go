@@ -36,7 +36,8 @@ func (e *extractor) language(contentLanguage string) string {
 		return l
 	}
 	p := e.doc.Text
-	return detectLanguage(p.BigHeadlines + "\n" + p.SmallHeadlines + "\n" + p.Text)
+	// Each part cut to the sample first: a huge page's text is not copied.
+	return detectLanguage(sample(p.BigHeadlines) + "\n" + sample(p.SmallHeadlines) + "\n" + sample(p.Text))
 }
 
 // languageTag reduces a language tag to its IANA primary language subtag
@@ -57,17 +58,24 @@ func languageTag(s string) string {
 	return b.String()
 }
 
+// sample is the start of text the detector reads: at most detectSample
+// bytes, cut at a character boundary.
+func sample(text string) string {
+	if len(text) <= detectSample {
+		return text
+	}
+	cut := detectSample
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut]
+}
+
 // detectLanguage returns the ISO 639-1 code of the language text is
 // written in, or "" when the text is too short, the detector is not
 // sure, or the language has no two-letter code.
 func detectLanguage(text string) string {
-	if len(text) > detectSample {
-		cut := detectSample
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
-		}
-		text = text[:cut]
-	}
+	text = sample(text)
 	letters, wide := 0, 0
 	for _, r := range text {
 		switch {
