@@ -160,6 +160,7 @@ func (f *crawlFlags) config(ctx context.Context, dd *pipeline.DataDir, seeds []s
 	}
 	cfg.Policy.MaxDepth, cfg.Policy.Include, cfg.Policy.Exclude = f.maxDepth, f.include, f.exclude
 	cfg.Parse.MaxURLsFromPage, cfg.Parse.FollowNofollow = f.maxURLsFromPage, f.followNofollow
+	cfg.Parse.MaxBytesInParse = crawl.ParseRoom
 	cfg.Summarize.Tokens = f.tokens
 	return cfg, nil
 }

@@ -29,3 +29,9 @@ const (
 	// 2,048 characters; browsers and servers rarely take more than 8 KiB).
 	MaxURLLength = 8 << 10
 )
+
+// ParseRoom is how many bytes of bodies are parsed and summarized at once
+// in one process (both homes); a larger body is parsed alone. With the
+// tree kept to pages under 4 MiB, this is what keeps memory a small
+// multiple of the bodies fetched at once (docs/limits.md).
+const ParseRoom = 16 << 20

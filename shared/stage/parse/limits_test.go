@@ -1,6 +1,8 @@
 package parse
 
 import (
+	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -38,5 +40,78 @@ func TestDeeplyNestedPageReadFlat(t *testing.T) {
 	}
 	if doc.Language == nil || *doc.Language != "de" || len(doc.Warnings) != 1 {
 		t.Errorf("language %v warnings %v", doc.Language, doc.Warnings)
+	}
+}
+
+// TestHugePageReadAsStream: a page over MaxTreeSize is read as a stream
+// of tokens, not a tree: its text and every link are still there, the
+// repeated link texts shared, and the document says how it was read.
+func TestHugePageReadAsStream(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<html lang=en><title>Huge</title><body>`)
+	n := 0
+	for b.Len() <= MaxTreeSize {
+		fmt.Fprintf(&b, "<p>Paragraph %d, <a href=\"/p%d.html#s\">next</a> and more words.</p>\n", n, n%100)
+		n++
+	}
+	b.WriteString(`<p>The last paragraph.</p></body></html>`)
+	doc := Extract("http://example.com/huge", b.String(), "")
+	if len(doc.Links) != n {
+		t.Fatalf("%d links, want %d", len(doc.Links), n)
+	}
+	first, last := doc.Links[0], doc.Links[n-1]
+	if first.URL != "http://example.com/p0.html" || first.Text == nil || *first.Text != "next" || first.Fragment == nil || *first.Fragment != "s" {
+		t.Errorf("first link %+v", first)
+	}
+	if last.Text != first.Text || last.Fragment != doc.Links[n-101].Fragment {
+		t.Errorf("repeated link texts and fragments are not shared")
+	}
+	if !strings.Contains(doc.Text.Text, "The last paragraph.") || !strings.Contains(doc.Text.Text, "Paragraph 0, next and more words.") {
+		t.Errorf("text %q...", doc.Text.Text[:200])
+	}
+	if len(doc.Warnings) != 1 || !strings.Contains(doc.Warnings[0], "read flat") {
+		t.Errorf("warnings %v", doc.Warnings)
+	}
+}
+
+// TestParseRoom: bodies wait for room in MaxBytesInParse; one larger
+// than the bound takes all of it and is parsed alone.
+func TestParseRoom(t *testing.T) {
+	p := New(nil, nil, nil, nil, Config{MaxBytesInParse: 10}, nil)
+	ctx := context.Background()
+	left := func() int64 { // the room left, probed without waiting
+		for n := int64(10); n > 0; n-- {
+			if p.room.TryAcquire(n) {
+				p.room.Release(n)
+				return n
+			}
+		}
+		return 0
+	}
+	tests := []struct {
+		body, left int64
+	}{
+		{8, 2},
+		{10, 0},
+		{100, 0}, // past the bound: all the room
+		{0, 10},
+	}
+	for _, tt := range tests {
+		release, err := p.reserve(ctx, int(tt.body))
+		if err != nil {
+			t.Fatalf("%d bytes: %v", tt.body, err)
+		}
+		if got := left(); got != tt.left {
+			t.Errorf("a body of %d bytes left %d of 10, want %d", tt.body, got, tt.left)
+		}
+		release()
+		if got := left(); got != 10 {
+			t.Errorf("after a body of %d bytes the room is %d, want 10", tt.body, got)
+		}
+	}
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := p.reserve(gone, 1); err == nil {
+		t.Error("a parse whose context ended still got room")
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/web/textenc"
 )
@@ -54,6 +56,12 @@ type Config struct {
 	// hundred. The embedded home sends one link a message, each admitted
 	// on a lane of its own.
 	LinksPerMessage int
+	// MaxBytesInParse bounds the bodies being parsed and summarized at
+	// once, in bytes (0: no bound). Reading a page costs several times
+	// its size (its text, links and, up to MaxTreeSize, its tree), so
+	// parsers wait for room instead of expanding many large bodies at
+	// once; a body larger than the bound is parsed alone.
+	MaxBytesInParse int64
 }
 
 // maxLinksMessage bounds a packed enqueue event's size, within SQS's
@@ -67,11 +75,29 @@ type Parser struct {
 	enqueue, summarize Sender
 	cfg                Config
 	log                *slog.Logger
+	room               *semaphore.Weighted // see Config.MaxBytesInParse; nil: none
 }
 
 // New returns a parse stage.
 func New(blobs Blobs, store Store, enqueue, summarize Sender, cfg Config, log *slog.Logger) *Parser {
-	return &Parser{blobs: blobs, store: store, enqueue: enqueue, summarize: summarize, cfg: cfg, log: log}
+	p := &Parser{blobs: blobs, store: store, enqueue: enqueue, summarize: summarize, cfg: cfg, log: log}
+	if cfg.MaxBytesInParse > 0 {
+		p.room = semaphore.NewWeighted(cfg.MaxBytesInParse)
+	}
+	return p
+}
+
+// reserve waits until a body of n bytes may be parsed; the caller calls
+// the function it returns when done.
+func (p *Parser) reserve(ctx context.Context, n int) (release func(), err error) {
+	if p.room == nil {
+		return func() {}, nil
+	}
+	w := min(int64(n), p.cfg.MaxBytesInParse)
+	if err := p.room.Acquire(ctx, w); err != nil {
+		return nil, err
+	}
+	return func() { p.room.Release(w) }, nil
 }
 
 // Handle parses the body of one crawl. Handling a task twice stores the
@@ -84,6 +110,11 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 	if err != nil {
 		return fmt.Errorf("parse %s: %w", t.URL, err)
 	}
+	release, err := p.reserve(ctx, len(body))
+	if err != nil {
+		return fmt.Errorf("parse %s: wait for room: %w", t.URL, err)
+	}
+	defer release()
 	if !textenc.IsHTML(t.MIMEType) {
 		return p.handleSitemap(ctx, t, body)
 	}
