@@ -238,9 +238,17 @@ func insertGeneration(ctx context.Context, tx *wtx, urlid int64, n *crawl.NewGen
 		}
 	}
 	if len(n.Links) > 0 {
+		// Rows in chunks of linkRowsPerInsert: a page's links can be
+		// hundreds of thousands, and their values must not all be held.
 		const cols = 26
-		values := make([]any, 0, cols*len(n.Links))
-		for _, l := range n.Links {
+		values := make([]any, 0, cols*min(len(n.Links), linkRowsPerInsert))
+		for i, l := range n.Links {
+			if i > 0 && i%linkRowsPerInsert == 0 {
+				if err := tx.insertRows(ctx, insertLinkSummary, cols, values); err != nil {
+					return 0, fmt.Errorf("insert link_summary: %w", err)
+				}
+				values = values[:0]
+			}
 			to, err := tx.urlID(ctx, l.LinkToURL)
 			if err != nil {
 				return 0, err
@@ -258,6 +266,10 @@ func insertGeneration(ctx context.Context, tx *wtx, urlid int64, n *crawl.NewGen
 	}
 	return genID, nil
 }
+
+// linkRowsPerInsert is how many link_summary rows insertGeneration
+// gathers before it inserts them.
+const linkRowsPerInsert = 1024
 
 const insertLinkSummary = `INSERT INTO link_summary(entity_generation_id, link_to_url, link_to_fragment,
 	rel_nofollow, rel_me, rel_tag, in_header, in_footer, in_aside, in_nav, in_form, in_main, in_article, in_section,

@@ -328,3 +328,23 @@ func TestDuplicatesPromotedRows(t *testing.T) {
 		}
 	}
 }
+
+// TestApplySummaryManyLinks: a page's links are inserted in chunks; one
+// with more links than a chunk keeps every row, in order.
+func TestApplySummaryManyLinks(t *testing.T) {
+	db := openDB(t)
+	for _, n := range []int{1023, 1024, 2500} {
+		u := fmt.Sprintf("http://example.com/huge%d", n)
+		ng := contract.TextGen(u, int64(n), contract.TextPile(fmt.Sprintf("page of %d links", n)), "Huge")
+		for i := range n {
+			ng.Links = append(ng.Links, crawl.LinkSummary{LinkToURL: fmt.Sprintf("http://example.com/p%d", i%700), Text: ptr(fmt.Sprint(i))})
+		}
+		apply(t, db, contract.SummaryUpdate(u, fmt.Sprint("c", n), int64(n), crawl.GenerationReplace, 0, ng))
+		gid := openGen(t, db, u).Generation.ID
+		got := count(t, db, `SELECT count(*) FROM link_summary WHERE entity_generation_id=?`, gid)
+		last := count(t, db, `SELECT CAST(text AS INTEGER) FROM link_summary WHERE entity_generation_id=? ORDER BY rowid DESC LIMIT 1`, gid)
+		if got != n || last != n-1 {
+			t.Errorf("%d links: %d rows stored, the last %d", n, got, last)
+		}
+	}
+}

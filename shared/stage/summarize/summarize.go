@@ -240,13 +240,28 @@ func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document) *crawl.
 		TimeCreated: doc.TimeCreated, TimeUpdated: doc.TimeUpdated, PrimaryLanguage: doc.Language,
 		Title: doc.Title, PrimaryHeadline: doc.Headline, Description: doc.Description, Indexiness: doc.Indexiness,
 	}
+	// The tag names and destination types are a handful of values: each
+	// is allocated once per page and shared by its links.
+	tags := map[string]*string{}
+	dests := map[crawl.DestinationType]*crawl.DestinationType{}
+	if len(doc.Links) > 0 {
+		ng.Links = make([]crawl.LinkSummary, 0, len(doc.Links))
+	}
 	for _, k := range doc.Links {
-		tag := k.TagName
-		dt := k.DestinationType
+		tag, ok := tags[k.TagName]
+		if !ok {
+			tag = &k.TagName
+			tags[k.TagName] = tag
+		}
+		dt, ok := dests[k.DestinationType]
+		if !ok {
+			dt = &k.DestinationType
+			dests[k.DestinationType] = dt
+		}
 		ng.Links = append(ng.Links, crawl.LinkSummary{
 			LinkToURL: k.URL, LinkToFragment: k.Fragment, RelNofollow: k.RelNofollow, RelMe: k.RelMe, RelTag: k.RelTag,
-			Location: k.Location, ContainsHeadline: k.ContainsHeadline, DestinationType: &dt, Locality: k.Locality,
-			HTMLTagName: &tag, Text: k.Text,
+			Location: k.Location, ContainsHeadline: k.ContainsHeadline, DestinationType: dt, Locality: k.Locality,
+			HTMLTagName: tag, Text: k.Text,
 		})
 	}
 	if s.cfg.Tokens {
