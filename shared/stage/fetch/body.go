@@ -51,6 +51,12 @@ func readBody(resp *http.Response, max int64) ([]byte, error) {
 		r = d
 	}
 	var buf bytes.Buffer
+	if n := resp.ContentLength; n > 0 && n <= max && len(encodings(resp.Header.Get("Content-Encoding"))) == 0 {
+		// The buffer sized at once: grown by doubling, a body would
+		// briefly hold up to three times its size. Room past the
+		// declared length lets the read see its end without growing.
+		buf.Grow(int(n) + bytes.MinRead + 1)
+	}
 	n, err := io.Copy(&buf, io.LimitReader(r, max+1))
 	if err != nil {
 		var ne *netReadError
