@@ -11,7 +11,6 @@ import (
 	"os"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,10 +42,14 @@ type Config struct {
 
 // Progress is a snapshot of a running crawl.
 type Progress struct {
-	Crawled int64 // crawls recorded in this run
-	Bytes   int64 // body bytes stored in this run
-	Pending int   // messages in the queues
-	Elapsed time.Duration
+	Crawled  int64          // crawls recorded in this run
+	Bytes    int64          // body bytes stored in this run
+	Pending  int            // messages in the queues
+	Frontier int            // URLs due now or on their way to a fetcher, not yet crawled
+	Failed   map[string]int // crawls of this run that failed (status error), by outcome
+	Hosts    []string       // hosts crawled in the last few seconds, the latest first
+	MaxPages int            // the run's fetch budget (0: none), which bounds it
+	Elapsed  time.Duration
 }
 
 // Result is what a finished run did.
@@ -118,7 +121,11 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 		runErr = err
 	}
 	if cfg.Progress != nil {
-		cfg.Progress(Progress{Crawled: res.Crawled, Bytes: res.Bytes, Elapsed: res.Elapsed})
+		// What is left, for a run stopped by --max-pages or a signal.
+		frontier, _ := d.DB.FrontierSize(context.WithoutCancel(ctx), time.Now().Unix())
+		p := st.progress(time.Now(), cfg, frontier)
+		p.Elapsed = res.Elapsed
+		cfg.Progress(p)
 	}
 	return res, runErr
 }
@@ -145,7 +152,7 @@ type stages struct {
 	summarizer     *summarize.Summarizer
 	admit          worker // the enqueue queue's
 	summarize      worker // the summarize queue's
-	crawled, bytes atomic.Int64
+	tally
 }
 
 func (r *runner) newStages(cfg Config) *stages {
@@ -166,12 +173,7 @@ func (r *runner) newStages(cfg Config) *stages {
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.
 	st.fetcher.SharedRobots = d.DB
-	st.fetcher.OnCrawl = func(cr crawl.Crawl) {
-		st.crawled.Add(1)
-		if cr.File != nil && cr.File.FileSize != nil {
-			st.bytes.Add(*cr.File.FileSize)
-		}
-	}
+	st.fetcher.OnCrawl = func(cr crawl.Crawl) { st.record(cr, time.Now()) }
 	st.parser = parse.New(d.Blobs, d.DB, enqueue, summarizeInline{r.sender(QueueSummarize), st.summarizer}, cfg.Parse, log)
 	return st
 }
@@ -265,7 +267,8 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 	released := 0
 	tick := time.NewTicker(driveEvery)
 	defer tick.Stop()
-	lastProgress, lastSites := time.Time{}, time.Now()
+	lastProgress, lastSites, lastFrontier := time.Time{}, time.Now(), time.Time{}
+	frontier := 0
 	for {
 		select {
 		case <-ctx.Done():
@@ -306,7 +309,16 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 		}
 		if cfg.Progress != nil && time.Since(lastProgress) >= 200*time.Millisecond {
 			lastProgress = time.Now()
-			cfg.Progress(Progress{Crawled: st.crawled.Load(), Bytes: st.bytes.Load(), Pending: pending, Elapsed: time.Since(start)})
+			if time.Since(lastFrontier) >= time.Second {
+				// A count over the frontier's index: once a second is enough.
+				lastFrontier = time.Now()
+				if frontier, err = r.d.DB.FrontierSize(ctx, lastFrontier.Unix()); err != nil {
+					return false, err
+				}
+			}
+			p := st.progress(lastProgress, cfg, frontier)
+			p.Pending, p.Elapsed = pending, time.Since(start)
+			cfg.Progress(p)
 		}
 		if pending > 0 {
 			continue

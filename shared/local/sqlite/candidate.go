@@ -183,6 +183,17 @@ func (d *DB) StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.
 	return d.queryCandidates(ctx, `WHERE f.state='queued' AND f.queued_unix_utc<=? ORDER BY f.queued_unix_utc LIMIT ?`, before, limit)
 }
 
+// FrontierSize counts the URLs due by now or released to fetch and not
+// yet crawled: what is left of a crawl as far as is known now.
+func (d *DB) FrontierSize(ctx context.Context, now int64) (int, error) {
+	var n int
+	if err := d.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM crawl_frontier WHERE state='due' AND due_unix_utc<=?)
+		+ (SELECT count(*) FROM crawl_frontier WHERE state='queued')`, now).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the frontier: %w", err)
+	}
+	return n, nil
+}
+
 // NextDue returns the earliest due time of a candidate in state due, and
 // false when none is due at any time.
 func (d *DB) NextDue(ctx context.Context) (int64, bool, error) {
