@@ -146,12 +146,12 @@ func (cfg Config) withDefaults() Config {
 // stages are one run's four stages over the data directory, and what
 // the fetcher has recorded so far.
 type stages struct {
-	sched          *schedule.Scheduler
-	fetcher        *fetch.Fetcher
-	parser         *parse.Parser
-	summarizer     *summarize.Summarizer
-	admit          worker // the enqueue queue's
-	summarize      worker // the summarize queue's
+	sched      *schedule.Scheduler
+	fetcher    *fetch.Fetcher
+	parser     *parse.Parser
+	summarizer *summarize.Summarizer
+	admit      worker // the enqueue queue's
+	summarize  worker // the summarize queue's
 	tally
 }
 
