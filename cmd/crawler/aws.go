@@ -115,12 +115,30 @@ func cmdEnqueue(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	q := sqsq.New(c.SQS, *queueURL)
-	if err := q.Send(ctx, bodies...); err != nil {
+	q, err := sendChecked(ctx, c, *queueURL, bodies...)
+	if err != nil {
 		return fmt.Errorf("enqueue: %w", err)
 	}
 	fmt.Fprintf(stdout, "enqueued %d URL(s) in %d request(s)\n", len(bodies), q.Counts().Calls())
 	return nil
+}
+
+// sendChecked sends bodies to the queue at queueURL once it has read the
+// queue's MaximumMessageSize: a message SQS would refuse (too large for
+// this queue, empty, or not XML characters) is a usage error, and then
+// nothing is sent.
+func sendChecked(ctx context.Context, c stack.Clients, queueURL string, bodies ...[]byte) (*sqsq.Queue, error) {
+	q := sqsq.New(c.SQS, queueURL)
+	if _, err := q.ReadLimit(ctx); err != nil {
+		return nil, err
+	}
+	if err := q.Send(ctx, bodies...); err != nil {
+		if crawl.KindOf(err) == crawl.KindInvalid {
+			return nil, usageError{err}
+		}
+		return nil, err
+	}
+	return q, nil
 }
 
 func cmdWait(ctx context.Context, args []string, stdout, stderr io.Writer) error {

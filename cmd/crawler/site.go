@@ -14,7 +14,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/aws/stack"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
@@ -252,7 +251,7 @@ func sendSiteEvent(ctx context.Context, stackName string, ev crawl.SiteEvent, st
 	if err != nil {
 		return err
 	}
-	if err := sqsq.New(c.SQS, d.Outputs[stack.OutEnqueueQueue]).Send(ctx, b); err != nil {
+	if _, err := sendChecked(ctx, c, d.Outputs[stack.OutEnqueueQueue], b); err != nil {
 		return fmt.Errorf("send site event: %w", err)
 	}
 	fmt.Fprintf(stdout, "site event %s sent to stack %s; 'crawler site show --stack %s ID' shows the site once the scheduler has carried it out\n",

@@ -52,6 +52,7 @@ type Queue struct {
 	counts   Counts
 	attempts int           // tries per batch entry that fails through no fault of ours
 	backoff  time.Duration // wait before the second try; doubles after
+	maxBody  int           // the largest body sent: MaxPayload, or less (ReadLimit)
 }
 
 // New returns the queue at queueURL.
@@ -60,7 +61,7 @@ func New(api API, queueURL string) *Queue {
 	if i := strings.LastIndexByte(queueURL, '/'); i >= 0 {
 		name = queueURL[i+1:]
 	}
-	return &Queue{api: api, url: queueURL, name: name, attempts: 4, backoff: 100 * time.Millisecond}
+	return &Queue{api: api, url: queueURL, name: name, attempts: 4, backoff: 100 * time.Millisecond, maxBody: MaxPayload}
 }
 
 // URL returns the queue's URL.
@@ -137,6 +138,30 @@ func (q *Queue) Depth(ctx context.Context) (visible, inFlight, delayed int, err 
 		}
 	}
 	return n[0], n[1], n[2], nil
+}
+
+// ReadLimit reads the queue's MaximumMessageSize and, from then on,
+// refuses before sending a body larger than it (as SQS would, and as an
+// emulator may not). It returns the limit in force: the smaller of it
+// and MaxPayload. A command that sends what a user wrote calls it once.
+func (q *Queue) ReadLimit(ctx context.Context) (int, error) {
+	q.counts.AttributeReads.Add(1)
+	q.counts.bill(0)
+	out, err := q.api.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
+		QueueUrl:       aws.String(q.url),
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameMaximumMessageSize},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read the message size limit of %s: %w", q.name, err)
+	}
+	if s, ok := out.Attributes[string(types.QueueAttributeNameMaximumMessageSize)]; ok {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return 0, fmt.Errorf("read the message size limit of %s: MaximumMessageSize is %q", q.name, s)
+		}
+		q.maxBody = min(n, MaxPayload)
+	}
+	return q.maxBody, nil
 }
 
 // seconds rounds d up to whole seconds within [0, max].

@@ -49,11 +49,11 @@ func (q *Queue) SendWithAttributes(ctx context.Context, body []byte, attrs map[s
 	if len(attrs) > 10 {
 		return crawl.Errorf(crawl.KindInvalid, "%s: %d message attributes, SQS takes at most 10", op, len(attrs))
 	}
-	if err := checkBody(body); err != nil {
+	if err := checkBody(body, q.maxBody); err != nil {
 		return crawl.E(op, crawl.KindInvalid, err)
 	}
-	if size > MaxPayload {
-		return crawl.Errorf(crawl.KindInvalid, "%s: message of %d bytes with its attributes is over the %d-byte limit", op, size, MaxPayload)
+	if size > q.maxBody {
+		return crawl.Errorf(crawl.KindInvalid, "%s: message of %d bytes with its attributes is over the %d-byte limit", op, size, q.maxBody)
 	}
 	q.counts.Sends.Add(1)
 	q.counts.bill(size)
@@ -71,7 +71,7 @@ func (q *Queue) SendWithAttributes(ctx context.Context, body []byte, attrs map[s
 func (q *Queue) send(ctx context.Context, op string, delay int32, bodies [][]byte) error {
 	op += " to " + q.name
 	for i, b := range bodies {
-		if err := checkBody(b); err != nil {
+		if err := checkBody(b, q.maxBody); err != nil {
 			return crawl.E(fmt.Sprintf("%s: message %d of %d (nothing sent)", op, i+1, len(bodies)), crawl.KindInvalid, err)
 		}
 	}
@@ -252,14 +252,14 @@ func wrapKind(err error, format string, args ...any) error {
 }
 
 // checkBody reports why SQS would refuse body, if it would: SQS takes 1
-// to MaxPayload bytes of #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD |
+// to max (the queue's MaximumMessageSize) bytes of #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD |
 // #x10000-#x10FFFF, as UTF-8.
-func checkBody(b []byte) error {
+func checkBody(b []byte, max int) error {
 	if len(b) == 0 {
 		return fmt.Errorf("empty body: SQS needs at least one character")
 	}
-	if len(b) > MaxPayload {
-		return fmt.Errorf("body of %d bytes is over the %d-byte limit", len(b), MaxPayload)
+	if len(b) > max {
+		return fmt.Errorf("body of %d bytes is over the %d-byte limit", len(b), max)
 	}
 	for i := 0; i < len(b); {
 		r, n := utf8.DecodeRune(b[i:])

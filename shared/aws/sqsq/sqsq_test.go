@@ -169,3 +169,29 @@ func TestNoQueue(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestReadLimit: a queue made with a smaller MaximumMessageSize refuses,
+// once its limit is read, a body over it before sending (the emulator
+// would take it; SQS would not).
+func TestReadLimit(t *testing.T) {
+	ctx := context.Background()
+	q := testQueue(t, map[string]string{"MaximumMessageSize": "1024"})
+	if n, err := q.ReadLimit(ctx); err != nil || n != 1024 {
+		t.Fatalf("ReadLimit = %d, %v; want 1024", n, err)
+	}
+	err := q.Send(ctx, []byte("fits"), bytes.Repeat([]byte{'x'}, 1025))
+	if crawl.KindOf(err) != crawl.KindInvalid || !strings.Contains(fmt.Sprint(err), "body of 1025 bytes is over the 1024-byte limit") {
+		t.Fatalf("Send: %v, want KindInvalid naming the queue's limit", err)
+	}
+	if n := q.Counts().Sends.Load(); n != 0 {
+		t.Errorf("%d send calls, want none", n)
+	}
+	if err := q.Send(ctx, bytes.Repeat([]byte{'x'}, 1024)); err != nil {
+		t.Errorf("a body at the limit: %v", err)
+	}
+
+	d := testQueue(t, nil) // the default, 256 KiB (or 1 MiB on SQS since 2025): MaxPayload is the bound
+	if n, err := d.ReadLimit(ctx); err != nil || n != MaxPayload {
+		t.Errorf("ReadLimit of a default queue = %d, %v; want %d", n, err, MaxPayload)
+	}
+}
