@@ -21,7 +21,14 @@ install() {
 	need mvn "install Apache Maven"
 	rm -rf "$lib" && mkdir -p "$lib"
 	echo "dynamodb-local: downloading from Maven Central into $lib"
-	mvn -q -B -f "$here/dynamodb-local.pom.xml" dependency:copy-dependencies -DoutputDirectory="$lib"
+	# Maven's own output (and the colour codes it writes even in batch
+	# mode) goes to a log, shown only if the download fails.
+	if ! mvn -q -B -Dstyle.color=never -f "$here/dynamodb-local.pom.xml" dependency:copy-dependencies \
+		-DoutputDirectory="$lib" >"$lib.mvn.log" 2>&1; then
+		cat "$lib.mvn.log" >&2
+		echo "dynamodb-local: the download from Maven Central failed (log above, kept in $lib.mvn.log)" >&2
+		exit 1
+	fi
 	cp "$here/dynamodb-local.pom.xml" "$lib/.installed"
 }
 
