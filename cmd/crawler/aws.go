@@ -22,9 +22,10 @@ import (
 )
 
 // stackFlag is how a command selects the AWS home: --stack NAME, or the
-// CRAWLER_STACK environment variable.
-func stackFlag(fs *flag.FlagSet) *string {
-	return fs.String("stack", os.Getenv("CRAWLER_STACK"), "read the deployed CloudFormation `stack` instead of a data directory (env CRAWLER_STACK)")
+// CRAWLER_STACK environment variable. what says what the command does
+// with the stack.
+func stackFlag(fs *flag.FlagSet, what string) *string {
+	return fs.String("stack", os.Getenv("CRAWLER_STACK"), what+" (the CloudFormation stack `NAME` given to sam deploy; env CRAWLER_STACK)")
 }
 
 // describeStack reads a deployed stack's outputs and parameters.
@@ -60,14 +61,14 @@ func openStack(ctx context.Context, name string) (*dynamo.DB, error) {
 func cmdEnqueue(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("enqueue", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	queueURL := fs.String("queue-url", os.Getenv("CRAWLER_QUEUE_URL"), "the stack's enqueue queue `URL` (env CRAWLER_QUEUE_URL)")
-	stackName := stackFlag(fs)
-	enqueueType := fs.String("enqueue-type", "none", "`type`: none, forced, reenqueued, status (seed 004)")
+	queueURL := fs.String("queue-url", os.Getenv("CRAWLER_QUEUE_URL"), "send to the SQS queue at this `URL` (the stack's "+stack.OutEnqueueQueue+" output), instead of naming the stack (env CRAWLER_QUEUE_URL)")
+	stackName := stackFlag(fs, "send to this deployed stack's enqueue queue")
+	enqueueType := fs.String("enqueue-type", "none", "the seed 004 enqueue-`type` of each URL: none (crawl it if it is new or due), forced (crawl it again now), reenqueued (make it due now, with conditional GET), status (only report it)")
 	maxDepth := fs.Int("max-depth", -1, "follow links at most `N` hops from these URLs (-1: the stack's default)")
 	priority := fs.Int("priority", 0, "higher `N` is crawled first")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crawler enqueue --queue-url URL [flags] URL... (or - to read URLs, one per line, from stdin)")
-		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "usage: crawler enqueue (--stack NAME | --queue-url URL) [flags] URL... (or - to read URLs, one per line, from stdin)\n\nSends an enqueue event per URL to a deployed crawler's enqueue queue.")
+		printFlags(fs, stderr)
 	}
 	urls, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -144,12 +145,12 @@ func sendChecked(ctx context.Context, c stack.Clients, queueURL string, bodies .
 func cmdWait(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("wait", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	stackName := stackFlag(fs)
+	stackName := stackFlag(fs, "watch this deployed stack's queues")
 	timeout := fs.Duration("timeout", 30*time.Minute, "give up after this `duration`")
 	every := fs.Duration("every", 5*time.Second, "look at the queues this often")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crawler wait --stack NAME [flags]: return once the stack's queues have been empty three times in a row")
-		fs.PrintDefaults()
+		printFlags(fs, stderr)
 	}
 	if err := fs.Parse(args); err != nil {
 		return usageError{err}

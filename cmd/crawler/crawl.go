@@ -75,15 +75,15 @@ func (f *crawlFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", d.Timeout, "per request: connect, headers and body")
 	fs.Var(&f.include, "include", "only crawl URLs matching this `regexp` (repeatable)")
 	fs.Var(&f.exclude, "exclude", "do not crawl URLs matching this `regexp` (repeatable)")
-	fs.StringVar(&f.userAgent, "user-agent", d.UserAgent, "User-Agent header")
+	fs.StringVar(&f.userAgent, "user-agent", d.UserAgent, "send `UA` as the User-Agent header; its first word is the product token robots.txt groups are matched against")
 	fs.BoolVar(&f.recrawl, "recrawl", false, "make every known URL due now (seed 004 reenqueued), with conditional GET")
 	fs.DurationVar(&f.recrawlPeriod, "recrawl-period", 0, "make each page due again after about this long, sooner if it changes often, later if never (0: no recrawl; a site's own period wins)")
 	fs.IntVar(&f.maxURLsFromPage, "max-urls-from-page", 5000, "follow at most `N` links of one page (0: no limit)")
 	fs.Int64Var(&f.maxResourceSize, "max-resource-size", d.MaxResourceSize, "cut off bodies larger than this many `bytes`")
 	fs.BoolVar(&f.followNofollow, "follow-nofollow", false, `also follow links marked rel="nofollow"`)
 	fs.BoolVar(&f.tokens, "tokens", true, "fill token and token_statistics (experimental in seed 002)")
-	fs.StringVar(&f.logLevel, "log-level", "warn", "log level: debug, info, warn, error")
-	fs.BoolVar(&f.quiet, "quiet", false, "no progress display")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "write log records of this `level` and above to stderr: debug, info, warn, error")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress display (the summary at the end is still printed)")
 	fs.BoolVar(&f.allowPrivate, "allow-private", false, "let the fetcher reach loopback, private and link-local addresses (the seeds' hosts always may)")
 }
 
@@ -203,7 +203,7 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 		} else {
 			fmt.Fprintln(stderr, "usage: crawler crawl [flags] URL...")
 		}
-		usageWithoutHidden(fs, stderr)
+		printFlags(fs, stderr)
 	}
 	seeds, err := parseInterspersed(fs, args)
 	if err != nil {

@@ -23,12 +23,17 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	var f crawlFlags
 	f.register(fs)
-	query := fs.String("query", "lamp", "what to search for once the crawl is done")
-	if err := fs.Set("delay", "10ms"); err != nil {
-		return err
+	query := fs.String("query", "lamp", "search for these `words` once the crawl is done")
+	// The demo's own defaults, shown as such by -h.
+	for name, v := range map[string]string{"delay": "10ms", "data": "demo-data"} {
+		if err := fs.Set(name, v); err != nil {
+			return err
+		}
+		fs.Lookup(name).DefValue = v
 	}
-	if err := fs.Set("data", "demo-data"); err != nil {
-		return err
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: crawler demo [flags]\n\nServes a demo site on 127.0.0.1, crawls it into a fresh data directory as 'crawler crawl' would, then shows a page's status and a search.")
+		printFlags(fs, stderr)
 	}
 	if _, err := parseInterspersed(fs, args); err != nil {
 		return err

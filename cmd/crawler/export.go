@@ -30,7 +30,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crawler export [flags] --warc FILE")
 		fmt.Fprintln(stderr, "Writes the crawl in the data directory as a file other tools read (pywb, warcio, OpenWayback).")
-		fs.PrintDefaults()
+		printFlags(fs, stderr)
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {

@@ -411,3 +411,43 @@ func TestDamagedStore(t *testing.T) {
 		t.Error("the damaged crawl.db was written to")
 	}
 }
+
+// TestHelp: every subcommand's -h starts with its usage line and lists
+// its flags with two dashes, each with a text; the hidden flag is left
+// out, and no flag borrows another command's wording.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{
+		{"crawl"}, {"recrawl"}, {"status"}, {"search"}, {"export"}, {"enqueue"}, {"wait"}, {"demo"},
+		{"site", "add"}, {"site", "set"}, {"site", "show"}, {"site", "list"}, {"site", "disable"},
+	} {
+		name := strings.Join(args, " ")
+		t.Run(name, func(t *testing.T) {
+			_, stderr, _ := runCLI(t, append(args, "-h")...)
+			if !strings.HasPrefix(stderr, "usage: crawler "+name) {
+				t.Errorf("help does not start with its usage line:\n%s", stderr)
+			}
+			lines := strings.Split(stderr, "\n")
+			flags := 0
+			for i, l := range lines {
+				if strings.HasPrefix(l, "  -") && !strings.HasPrefix(l, "  --") {
+					t.Errorf("flag written with one dash: %q", l)
+				}
+				if strings.HasPrefix(l, "  --") {
+					flags++
+					if i+1 >= len(lines) || strings.TrimSpace(lines[i+1]) == "" {
+						t.Errorf("flag %q has no text", l)
+					}
+				}
+			}
+			if flags == 0 && name != "site disable" {
+				t.Error("no flags listed")
+			}
+			if strings.Contains(stderr, cpuProfileFlag) {
+				t.Error("the hidden flag is shown")
+			}
+			if name == "enqueue" && strings.Contains(stderr, "instead of a data directory") {
+				t.Errorf("enqueue's --stack is described as a reader's:\n%s", stderr)
+			}
+		})
+	}
+}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"runtime/pprof"
 )
@@ -12,20 +10,6 @@ import (
 // CPU profile of the whole run, for bench/ (go tool pprof FILE). It is
 // left out of the usage text.
 const cpuProfileFlag = "cpuprofile"
-
-// usageWithoutHidden prints fs's flags as PrintDefaults does, less the
-// hidden ones.
-func usageWithoutHidden(fs *flag.FlagSet, w io.Writer) {
-	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
-	shown.SetOutput(w)
-	fs.VisitAll(func(f *flag.Flag) {
-		if f.Name != cpuProfileFlag {
-			shown.Var(f.Value, f.Name, f.Usage)
-			shown.Lookup(f.Name).DefValue = f.DefValue
-		}
-	})
-	shown.PrintDefaults()
-}
 
 // startCPUProfile starts a CPU profile written to path (none if path is
 // empty) and returns the function that stops it and closes the file.

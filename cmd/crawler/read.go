@@ -60,11 +60,11 @@ func openReader(ctx context.Context, dir, stackName string) (reader, string, err
 func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", "crawl-data", "data `directory`")
-	stackName := stackFlag(fs)
+	data := fs.String("data", "crawl-data", "read the crawl in this data `directory`")
+	stackName := stackFlag(fs, "read the crawl of this deployed stack instead of a data directory")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crawler status [flags] URL")
-		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "usage: crawler status [flags] URL\n\nPrints what the crawl knows of URL as JSON: its state, last outcome and latest generation (docs/glossary.md).")
+		printFlags(fs, stderr)
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -97,13 +97,13 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("search", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", "crawl-data", "data `directory`")
+	data := fs.String("data", "crawl-data", "search the crawl in this data `directory`")
 	limit := fs.Int("limit", 10, "show at most `N` results")
-	asJSON := fs.Bool("json", false, "print results as JSON")
-	stackName := stackFlag(fs)
+	asJSON := fs.Bool("json", false, "print results as JSON: url, title, snippet and rank (larger is better)")
+	stackName := stackFlag(fs, "search the crawl of this deployed stack instead of a data directory")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: crawler search [flags] QUERY...")
-		fs.PrintDefaults()
+		printFlags(fs, stderr)
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {

@@ -152,8 +152,8 @@ func (f *siteFlags) event(fs *flag.FlagSet, op crawl.SiteOp) (crawl.SiteEvent, e
 func siteChange(ctx context.Context, op crawl.SiteOp, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("site "+string(op), flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", "crawl-data", "data `directory`")
-	stackName := fs.String("stack", os.Getenv("CRAWLER_STACK"), "send the site event to the deployed CloudFormation `stack`'s enqueue queue instead of changing a data directory (env CRAWLER_STACK)")
+	data := fs.String("data", "crawl-data", "change the sites of the crawl in this data `directory`")
+	stackName := stackFlag(fs, "send the change as a site event to this deployed stack's enqueue queue instead of changing a data directory")
 	var f siteFlags
 	if op == crawl.SiteAdd || op == crawl.SiteSet {
 		f.register(fs, op)
@@ -167,7 +167,7 @@ func siteChange(ctx context.Context, op crawl.SiteOp, args []string, stdout, std
 		default:
 			fmt.Fprintf(stderr, "usage: crawler site %s [flags] ID\n", op)
 		}
-		fs.PrintDefaults()
+		printFlags(fs, stderr)
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -332,8 +332,8 @@ func viewSite(s crawl.Site) siteView {
 func siteShow(ctx context.Context, op string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("site "+op, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	data := fs.String("data", "crawl-data", "data `directory`")
-	stackName := stackFlag(fs)
+	data := fs.String("data", "crawl-data", "read the sites of the crawl in this data `directory`")
+	stackName := stackFlag(fs, "read the sites of this deployed stack instead of a data directory")
 	asJSON := fs.Bool("json", false, "print JSON")
 	fs.Usage = func() {
 		if op == "show" {
@@ -341,7 +341,7 @@ func siteShow(ctx context.Context, op string, args []string, stdout, stderr io.W
 		} else {
 			fmt.Fprintln(stderr, "usage: crawler site list [flags]")
 		}
-		fs.PrintDefaults()
+		printFlags(fs, stderr)
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
