@@ -2,8 +2,9 @@
 # bodies.sh: the crawler's peak memory on one large page. Writes pages of
 # BODIES_MB (1,10,50) MB of HTML (paragraphs of text, each with a link
 # among 500 targets) into .local-bench/bodies/, serves them with
-# bench/serve, crawls each with --max-resource-size 64 MiB, and prints
-# the wall time and peak RSS (/usr/bin/time) of each crawl.
+# bench/serve, crawls each with --max-resource-size 64 MiB, one page
+# alone and then eight at once from eight loopback hosts, and prints the
+# wall time and peak RSS (/usr/bin/time) of each crawl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,19 +29,39 @@ for mb in ${sizes//,/ }; do
 	printf '<html><body><a href="big%s.html">big</a></body></html>\n' "$mb" >"$dir/index$mb.html"
 done
 
+# One server per loopback address 127.0.0.1-8: the crawler fetches one
+# URL at a time per host, so eight large pages are fetched at once only
+# from eight hosts.
 port=$((20000 + RANDOM % 20000))
-bin/bench-serve -root "$dir" -addr "127.0.0.1:$port" -stats /dev/null >/dev/null 2>&1 &
-serve=$!
-trap 'kill $serve 2>/dev/null' EXIT
+servers=()
+for k in 1 2 3 4 5 6 7 8; do
+	bin/bench-serve -root "$dir" -addr "127.0.0.$k:$port" -stats /dev/null >/dev/null 2>&1 &
+	servers+=($!)
+done
+trap 'kill ${servers[*]} 2>/dev/null' EXIT
 sleep 0.5
 
-echo "| body | wall s | peak RSS MB |"
-echo "|---:|---:|---:|"
-for mb in ${sizes//,/ }; do
+# crawl LABEL SEED...: one crawl at --concurrency 8, its wall time and
+# peak RSS in a table row.
+crawl() {
+	local label=$1 data
+	shift
 	data=$(mktemp -d)
 	/usr/bin/time -f "%e %M" -o "$data/time" bin/crawler crawl --data "$data/crawl" --delay 0 --quiet --allow-private \
-		--max-resource-size 67108864 "http://127.0.0.1:$port/index$mb.html" >/dev/null
+		--concurrency 8 --max-resource-size 67108864 "$@" >/dev/null 2>&1
 	read -r wall kb <"$data/time"
-	echo "| $mb MB | $wall | $((kb / 1024)) |"
+	echo "| $label | $wall | $((kb / 1024)) |"
 	rm -rf "$data"
+}
+
+echo "| bodies | wall s | peak RSS MB |"
+echo "|---|---:|---:|"
+crawl "none (one small page: the base)" "http://127.0.0.1:$port/index1.html" --max-depth 0
+for mb in ${sizes//,/ }; do
+	crawl "1 of $mb MB" "http://127.0.0.1:$port/index$mb.html"
+done
+for mb in ${sizes//,/ }; do
+	seeds=()
+	for k in 1 2 3 4 5 6 7 8; do seeds+=("http://127.0.0.$k:$port/big$mb.html"); done
+	crawl "8 of $mb MB at once (8 hosts)" "${seeds[@]}"
 done
