@@ -213,7 +213,7 @@ func TestWriteMarkdown(t *testing.T) {
 	}
 	var out bytes.Buffer
 	WriteMarkdown(&out, tot, e)
-	for _, want := range []string{"per million pages", "| Lambda | fetcher duration |", "| fetcher | 1.000 | 1.00 | 40.0 |", "1 DynamoDB calls reported no consumed capacity"} {
+	for _, want := range []string{"per million pages", "| Lambda | fetcher duration |", "| fetcher | 1.000 | 1.00 | 40.0 |", "1 DynamoDB calls whose answers carried no consumed capacity"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

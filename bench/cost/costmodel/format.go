@@ -65,7 +65,7 @@ func WriteMarkdown(w io.Writer, t *Totals, e *Estimate) {
 	fmt.Fprintf(w, "Idle polling by Lambda's event source mappings (not in the total): about $%.2f a month for the %d queues.\n",
 		e.IdlePollingPerMonth, Queues)
 	if unreported > 0 {
-		fmt.Fprintf(w, "Warning: %d DynamoDB calls reported no consumed capacity; their units are missing.\n", unreported)
+		fmt.Fprintf(w, "Not priced: %d DynamoDB calls whose answers carried no consumed capacity (emulators leave it out of some); the DynamoDB figures are that much low.\n", unreported)
 	}
 }
 
