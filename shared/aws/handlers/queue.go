@@ -43,9 +43,17 @@ func (h *Queue) Handle(ctx context.Context, ev events.SQSEvent) (resp events.SQS
 }
 
 // RecordCrawlMetrics adds a recorded crawl to the metrics: pages by
-// outcome, body bytes, and each request's latency.
+// outcome, whether it failed (1) or not (0), body bytes, and each
+// request's latency. Failed's average over a period is the share of
+// crawls that failed: the stack's error-rate alarm, which needs no
+// metric math.
 func RecordCrawlMetrics(m *emf.Recorder, cr crawl.Crawl) {
 	m.Add("Pages", emf.Count, 1, "Outcome", cr.Log.ExitCode.String())
+	failed := 0.0
+	if cr.Log.ExitCode.Failed() {
+		failed = 1
+	}
+	m.Add("Failed", emf.Count, failed)
 	if cr.File != nil && cr.File.FileSize != nil {
 		m.Add("Bytes", emf.Bytes, float64(*cr.File.FileSize))
 	}
