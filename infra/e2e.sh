@@ -104,7 +104,9 @@ check)
 	cd "$root"
 	logs="$dir/e2e-logs"
 	rm -rf "$logs"
-	CRAWLER_E2E_LOGS="$logs" CRAWLER_E2E_STACK="$stack" go test -count=1 -v -timeout 20m ./shared/testkit/e2e
+	# AWS CLI v1 (infra/pytools.sh) runs the README's recipes.
+	CRAWLER_TEST_PYTOOLS=$(infra/pytools.sh bin) CRAWLER_E2E_LOGS="$logs" CRAWLER_E2E_STACK="$stack" \
+		go test -count=1 -v -timeout 20m ./shared/testkit/e2e
 	for phase in fresh recrawl; do
 		if [ -s "$logs/$phase.jsonl" ]; then
 			echo "== cost of the $phase crawl, from $logs/$phase.jsonl"

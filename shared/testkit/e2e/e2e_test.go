@@ -355,6 +355,7 @@ func TestDeployedStack(t *testing.T) {
 	})
 	t.Run("politeness through the recrawl", func(t *testing.T) { s.checkPoliteness(t, site) })
 	t.Run("no other dead letters", func(t *testing.T) { s.checkDeadLetters(t, malformed) })
+	t.Run("the README's recipes with AWS CLI v1", func(t *testing.T) { s.checkRecipes(t, u("/recipe/bare"), u("/recipe/event")) })
 	t.Run("site events", func(t *testing.T) { s.checkSiteEvents(t, u("/")) })
 }
 
