@@ -7,6 +7,7 @@
 //	crawler status [flags] URL      a URL's state and latest generation, as JSON
 //	crawler search [flags] QUERY    the full-text index, best first
 //	crawler export --warc FILE      the crawl's responses as WARC 1.1
+//	crawler report [flags]          an HTML page of charts of what the crawl did
 //	crawler site   OP [flags] ...   manage sites (seed 001): add, set, show, list, disable, enable
 //	crawler enqueue [flags] URL...  send URLs to a deployed stack's enqueue queue
 //	crawler demo   [flags]          serve a demo site on loopback, crawl it, search it
@@ -33,6 +34,7 @@ commands:
   status  show what the crawl knows of a URL, as JSON
   search  search the full-text index
   export  write the crawl's responses as a WARC file (--warc FILE)
+  report  write an HTML page of charts of what the crawl did (crawl-report.html)
   site    manage sites: add, set, show, list, disable, enable (their roots, filters, limits, state)
   enqueue send URLs to a deployed stack's enqueue queue (batched)
   wait    wait until a deployed stack's crawl has settled (its queues are empty)
@@ -72,6 +74,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdWait(ctx, args[1:], stdout, stderr)
 	case "export":
 		err = cmdExport(ctx, args[1:], stdout, stderr)
+	case "report":
+		err = cmdReport(ctx, args[1:], stdout, stderr)
 	case "site":
 		err = cmdSite(ctx, args[1:], stdout, stderr)
 	case "demo":

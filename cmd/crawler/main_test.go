@@ -107,6 +107,19 @@ func TestCrawlStatusSearch(t *testing.T) {
 		}
 	}
 
+	report := filepath.Join(t.TempDir(), "report.html")
+	stdout, stderr, code = runCLI(t, "report", "--data", data, "--out", report)
+	page, err := os.ReadFile(report)
+	if code != 0 || !strings.Contains(stdout, "wrote "+report) || err != nil {
+		t.Fatalf("report exit %d: %s %s (%v)", code, stdout, stderr, err)
+	}
+	host := strings.TrimPrefix(site.URL, "http://")
+	for _, want := range []string{`<svg class="chart"`, "http-client-error", host, "Crawl report: " + data} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+
 	stdout, stderr, code = runCLI(t, "status", "--data", data, site.URL+"/final.html")
 	if code != 0 {
 		t.Fatalf("status exit %d: %s", code, stderr)
@@ -417,7 +430,7 @@ func TestDamagedStore(t *testing.T) {
 // out, and no flag borrows another command's wording.
 func TestHelp(t *testing.T) {
 	for _, args := range [][]string{
-		{"crawl"}, {"recrawl"}, {"status"}, {"search"}, {"export"}, {"enqueue"}, {"wait"}, {"demo"},
+		{"crawl"}, {"recrawl"}, {"status"}, {"search"}, {"export"}, {"report"}, {"enqueue"}, {"wait"}, {"demo"},
 		{"site", "add"}, {"site", "set"}, {"site", "show"}, {"site", "list"}, {"site", "disable"},
 	} {
 		name := strings.Join(args, " ")

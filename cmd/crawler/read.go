@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+	"github.com/serverless-crawler/crawler/shared/report"
 	"github.com/serverless-crawler/crawler/shared/web/urlnorm"
 )
 
@@ -33,6 +35,7 @@ func openForReading(ctx context.Context, dir string) (*sqlite.DB, error) {
 type reader interface {
 	Status(ctx context.Context, url string) (crawl.URLStatus, error)
 	Search(ctx context.Context, query string, limit int) ([]crawl.SearchHit, error)
+	report.Source
 	Close() error
 }
 
@@ -154,6 +157,50 @@ func printHits(w io.Writer, q string, hits []crawl.SearchHit, asJSON bool) error
 			title = "(no title)"
 		}
 		fmt.Fprintf(w, "%d. %s\n   %s\n   %s\n", i+1, title, h.URL, strings.ReplaceAll(h.Snippet, "\n", " "))
+	}
+	return nil
+}
+
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	data := fs.String("data", "crawl-data", "report on the crawl in this data `directory`")
+	out := fs.String("out", "crawl-report.html", "write the report to this `file` (- for stdout)")
+	stackName := stackFlag(fs, "report on the crawl of this deployed stack instead of a data directory (it scans the tables: docs/aws.md)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: crawler report [flags]\n\nWrites one self-contained HTML page of charts of what the crawl did: crawls over time,\noutcomes, hops, body sizes, hosts, duplicates and the slowest pages. Open it in a browser.")
+		printFlags(fs, stderr)
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("report takes no arguments, got %q", pos)
+	}
+	db, where, err := openReader(ctx, *data, *stackName)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	r, err := report.Collect(ctx, db, time.Now())
+	if err != nil {
+		return err
+	}
+	w := stdout
+	if *out != "-" {
+		f, err := os.Create(*out)
+		if err != nil {
+			return usagef("--out: %v", err)
+		}
+		defer f.Close()
+		w = f
+	}
+	if err := report.WriteHTML(w, r, "Crawl report: "+where); err != nil {
+		return fmt.Errorf("write the report: %w", err)
+	}
+	if *out != "-" {
+		fmt.Fprintf(stdout, "wrote %s: %d crawls of %d URLs\n", *out, r.Crawls, r.URLs)
 	}
 	return nil
 }

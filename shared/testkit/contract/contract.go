@@ -31,6 +31,7 @@ import (
 	"testing"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/report"
 	"github.com/serverless-crawler/crawler/shared/stage/fetch"
 	"github.com/serverless-crawler/crawler/shared/stage/parse"
 	"github.com/serverless-crawler/crawler/shared/stage/schedule"
@@ -59,6 +60,9 @@ type Metadata interface {
 	// RegisterAgent and FinishAgent record a seed 000 agent (stack.AgentRegistry).
 	RegisterAgent(ctx context.Context, a crawl.Agent) error
 	FinishAgent(ctx context.Context, AgentUUID string, at int64) error
+	// EachCrawl, EachCandidate and DuplicateCount are what `crawler
+	// report` reads.
+	report.Source
 }
 
 func ptr[T any](v T) *T { return &v }

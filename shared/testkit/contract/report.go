@@ -7,8 +7,10 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/report"
 )
 
 // status: what `crawler status` reports of a URL, whole, in each state.
@@ -105,6 +107,38 @@ func status(t *testing.T, open Opener) {
 	if _, err := s.Status(t.Context(), "http://example.com/unknown"); !errors.Is(err, crawl.ErrNotFound) {
 		t.Errorf("Status(unknown) = %v, want ErrNotFound", err)
 	}
+
+	t.Run("crawl report", func(t *testing.T) {
+		r, err := report.Collect(t.Context(), s, time.Unix(1000, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outcomes := map[string]int{}
+		for _, o := range r.Outcomes {
+			outcomes[o.Label] = o.N
+		}
+		wantOutcomes := map[string]int{cn: 2, tn: 1, rn: 1, pn: 1} // the duplicate's crawl log says complete
+		if r.Crawls != 5 || !reflect.DeepEqual(outcomes, wantOutcomes) || r.Bytes != 200 || r.Duplicates != 1 {
+			t.Errorf("report: %d crawls %v, %d bytes, %d duplicates; want 5 %v, 200, 1", r.Crawls, outcomes, r.Bytes, r.Duplicates, wantOutcomes)
+		}
+		hops := 0
+		for _, h := range r.Hops {
+			hops += h.N
+		}
+		if hops != r.URLs || r.Hops[1].N < 2 || r.URLs < 3 {
+			t.Errorf("report: %d URLs, hops %v; want the URLs in the hops bars, two of them one hop away", r.URLs, r.Hops)
+		}
+		if len(r.Hosts) != 1 || r.Hosts[0] != (crawl.ReportCount{Label: "example.com", N: 5}) || len(r.Slowest) != 4 || r.Sizes[0].N != 2 {
+			t.Errorf("report: hosts %v, %d slowest (want the 4 requested), sizes %v", r.Hosts, len(r.Slowest), r.Sizes)
+		}
+		over := 0
+		for _, o := range r.Over {
+			over += o.N
+		}
+		if len(r.Over) != 41 || r.Step != time.Second || over != 5 || r.Over[0].N != 1 || !r.First.Equal(time.Unix(100, 0)) {
+			t.Errorf("report: over time %v by %v from %v; want 41 bars of a second from 100 to 140, 5 crawls in all", r.Over, r.Step, r.First)
+		}
+	})
 
 	t.Run("the copy after its original changed", func(t *testing.T) {
 		apply(t, s, SummaryUpdate(complete, "s5", 200, crawl.GenerationReplace, orig, TextGen(complete, 200, TextPile("new text"), "Complete 2")))

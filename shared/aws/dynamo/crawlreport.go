@@ -1,0 +1,89 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// The crawl report reads whole tables: one Scan page after another,
+// eventually consistent (half a read unit per 4 KB). A report of a
+// million crawls reads the crawl log once, about 1 KB an item: some
+// 125,000 read units, a few cents on demand.
+
+// scanAll hands every item of a table, filtered, to f.
+func (d *DB) scanAll(ctx context.Context, in *dynamodb.ScanInput, f func(map[string]types.AttributeValue) error) error {
+	for {
+		out, err := d.api.Scan(ctx, in)
+		if err != nil {
+			return fmt.Errorf("scan %s: %w", aws.ToString(in.TableName), err)
+		}
+		for _, it := range out.Items {
+			if err := f(it); err != nil {
+				return err
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// EachCrawl hands every crawl in the crawl log (those its TTL has not
+// yet removed), with its stored body's size, to f.
+func (d *DB) EachCrawl(ctx context.Context, f func(crawl.CrawlLog, *int64) error) error {
+	return d.scanAll(ctx, &dynamodb.ScanInput{TableName: aws.String(d.t.CrawlLog)}, func(it map[string]types.AttributeValue) error {
+		cr, err := decodeCrawlLog(it)
+		if err != nil {
+			return fmt.Errorf("read the crawl log: %w", err)
+		}
+		var size *int64
+		if cr.File != nil {
+			size = cr.File.FileSize
+		}
+		return f(cr.Log, size)
+	})
+}
+
+// EachCandidate hands every candidate to f.
+func (d *DB) EachCandidate(ctx context.Context, f func(crawl.Candidate) error) error {
+	return d.scanAll(ctx, &dynamodb.ScanInput{TableName: aws.String(d.t.Candidates)}, func(it map[string]types.AttributeValue) error {
+		c, err := decodeCandidate(it)
+		if err != nil {
+			return fmt.Errorf("read the candidates: %w", err)
+		}
+		return f(c)
+	})
+}
+
+// DuplicateCount counts the open generations marked duplicate.
+func (d *DB) DuplicateCount(ctx context.Context) (int, error) {
+	e := &fxExpr{}
+	n := func(s string) string { return e.name(s) }
+	in := &dynamodb.ScanInput{
+		TableName: aws.String(d.t.Generations),
+		FilterExpression: aws.String("begins_with(" + n(gaSK) + ", " + e.value(fxS(skGenPrefix)) + ") AND attribute_not_exists(" +
+			n(gaConfirmedEnd) + ") AND " + n(gaMarkedDuplicate) + " = " + e.value(fxBool(true))),
+		Select:                    types.SelectCount,
+		ExpressionAttributeNames:  e.Names(),
+		ExpressionAttributeValues: e.Values(),
+	}
+	count := 0
+	for {
+		out, err := d.api.Scan(ctx, in)
+		if err != nil {
+			return 0, fmt.Errorf("count duplicates: %w", err)
+		}
+		count += int(out.Count)
+		if len(out.LastEvaluatedKey) == 0 {
+			return count, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
