@@ -124,7 +124,9 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 	}
 	doc := Extract(t.URL, text, t.ContentLanguage)
 	for _, w := range doc.Warnings {
-		p.log.WarnContext(ctx, "page read partly", "url", t.URL, "warning", w)
+		// Not a warning: the page was read, and nothing is for the user
+		// to do (--log-level info shows it).
+		p.log.InfoContext(ctx, "page read partly", "url", t.URL, "how", w)
 	}
 	doc.NoFollow = doc.NoFollow || t.NoFollow
 	doc.NoIndex = doc.NoIndex || t.NoIndex
