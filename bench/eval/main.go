@@ -81,10 +81,15 @@ func run(root, data, crawler, serve, queriesFile string, verbose bool, w io.Writ
 	if err != nil {
 		return err
 	}
+	shares, err := boilerplate(ctx, db)
+	if err != nil {
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "queries\tP@1\tP@3\trelevant in top 3\tMRR@10\theadline filled\t")
-	fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d of %d (%.1f%%)\t\n", s.n, s.p1/float64(s.n), s.p3/float64(s.n),
-		s.hit3/float64(s.n), s.rr/float64(s.n), withHeadline, pages, 100*float64(withHeadline)/float64(max(pages, 1)))
+	fmt.Fprintln(tw, "queries\tP@1\tP@3\trelevant in top 3\tMRR@10\theadline filled\tboilerplate share (median, mean, p90)\t")
+	fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%.3f\t%d of %d (%.1f%%)\t%.2f, %.2f, %.2f\t\n", s.n, s.p1/float64(s.n), s.p3/float64(s.n),
+		s.hit3/float64(s.n), s.rr/float64(s.n), withHeadline, pages, 100*float64(withHeadline)/float64(max(pages, 1)),
+		quantile(shares, 0.5), mean(shares), quantile(shares, 0.9))
 	return tw.Flush()
 }
 
@@ -181,6 +186,47 @@ func headlines(ctx context.Context, db *sqlite.DB) (int, int, error) {
 		FROM document_description dd JOIN entity_generation g ON g.entity_generation_id = dd.entity_generation_id
 		WHERE g.confirmed_end_unix_utc IS NULL`).Scan(&with, &all)
 	return with, all, err
+}
+
+// boilerplate is, for each open generation's text pile, the share of its
+// text the extractor set aside as page chrome (secondary_text: navigation,
+// headers, footers, sidebars, and what lies outside a page's main
+// landmark), in characters.
+func boilerplate(ctx context.Context, db *sqlite.DB) ([]float64, error) {
+	rows, err := db.SQL().QueryContext(ctx, `SELECT length(p.secondary_text), length(p.text) + length(p.big_headlines) +
+		length(p.small_headlines) + length(p.code_text) + length(p.quote_text)
+		FROM text_pile p JOIN entity_generation g ON g.text_pile_id = p.text_pile_id WHERE g.confirmed_end_unix_utc IS NULL`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []float64
+	for rows.Next() {
+		var chrome, content float64
+		if err := rows.Scan(&chrome, &content); err != nil {
+			return nil, err
+		}
+		if chrome+content > 0 {
+			out = append(out, chrome/(chrome+content))
+		}
+	}
+	slices.Sort(out)
+	return out, rows.Err()
+}
+
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
+}
+
+func mean(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(max(len(xs), 1))
 }
 
 // crawl serves the tree on loopback and crawls it into data.
