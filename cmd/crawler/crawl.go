@@ -18,6 +18,7 @@ import (
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/pipeline"
+	"github.com/serverless-crawler/crawler/shared/report"
 	"github.com/serverless-crawler/crawler/shared/stage/fetch"
 	"github.com/serverless-crawler/crawler/shared/web/safedial"
 	"github.com/serverless-crawler/crawler/shared/web/urlnorm"
@@ -279,7 +280,7 @@ func printSummary(w io.Writer, r pipeline.Result) {
 	if secs > 0 {
 		rate = float64(r.Crawled) / secs
 	}
-	fmt.Fprintf(w, "crawled %d URLs, %s, in %s (%.1f pages/s)\n", r.Crawled, humanBytes(r.Bytes), r.Elapsed.Round(time.Millisecond), rate)
+	fmt.Fprintf(w, "crawled %d URLs, %s, in %s (%.1f pages/s)\n", r.Crawled, report.HumanBytes(r.Bytes), r.Elapsed.Round(time.Millisecond), rate)
 	printCounts(w, "outcomes", r.Outcomes)
 	printCounts(w, "not fetched (all runs)", r.Filtered)
 	if r.StillDue {
@@ -303,16 +304,4 @@ func printCounts(w io.Writer, title string, m map[crawl.ExitCode]int) {
 	for _, c := range codes {
 		fmt.Fprintf(w, "    %-20s %6d   (%s)\n", c.String(), m[c], c.Status())
 	}
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/serverless-crawler/crawler/shared/local/pipeline"
+	"github.com/serverless-crawler/crawler/shared/report"
 )
 
 // progress shows a crawl's progress: on a terminal, three live lines
@@ -104,7 +105,7 @@ func (p *progress) linesLocked() []string {
 func describeProgress(s pipeline.Progress, r rateWindow) []string {
 	known := s.Crawled + int64(s.Frontier)
 	pages, bytes := r.perSecond()
-	speed := fmt.Sprintf("%.1f pages/s, %s/s", pages, humanBytes(int64(bytes)))
+	speed := fmt.Sprintf("%.1f pages/s, %s/s", pages, report.HumanBytes(int64(bytes)))
 	// The ETA needs a bounded crawl: a frontier that new links keep
 	// growing has no end in sight, unless --max-pages gives one.
 	if left := int64(s.MaxPages) - s.Crawled; s.MaxPages > 0 && pages > 0 {
@@ -129,7 +130,7 @@ func describeProgress(s pipeline.Progress, r rateWindow) []string {
 		hosts = "crawling " + strings.Join(s.Hosts, ", ")
 	}
 	return []string{
-		fmt.Sprintf("%d of %d known pages, %s stored", s.Crawled, known, humanBytes(s.Bytes)),
+		fmt.Sprintf("%d of %d known pages, %s stored", s.Crawled, known, report.HumanBytes(s.Bytes)),
 		speed,
 		fmt.Sprintf("%d in the frontier, %s", s.Frontier, failed),
 		hosts,

@@ -17,6 +17,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/stack"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+	"github.com/serverless-crawler/crawler/shared/report"
 	"github.com/serverless-crawler/crawler/shared/stage/schedule"
 )
 
@@ -435,7 +436,7 @@ func printSite(w io.Writer, v siteView) {
 	line("urls collected / new", fmt.Sprintf("%d / %d", v.CollectedURLs, v.NewURLs))
 	line("resources / contents", fmt.Sprintf("%d / %d", v.Resources, v.Contents))
 	line("errors", v.Errors)
-	line("size", humanBytes(v.Size))
+	line("size", report.HumanBytes(v.Size))
 	line("created", v.Created)
 	if v.Touched != "" {
 		line("touched", v.Touched)

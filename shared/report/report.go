@@ -44,7 +44,7 @@ var files embed.FS
 
 var page = template.Must(template.New("page.html.tmpl").Funcs(template.FuncMap{
 	"bars":  bars,
-	"bytes": humanBytes,
+	"bytes": HumanBytes,
 }).ParseFS(files, "page.html.tmpl"))
 
 // WriteHTML writes the report as one HTML page.
@@ -106,7 +106,9 @@ func statusClass(s string) string {
 	return "warn"
 }
 
-func humanBytes(n int64) string {
+// HumanBytes writes a byte count in B, KiB, MiB or GiB, as the report
+// and the CLI show sizes.
+func HumanBytes(n int64) string {
 	switch {
 	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
