@@ -30,18 +30,24 @@ func (d *DB) EachCrawl(ctx context.Context, f func(crawl.CrawlLog, *int64) error
 	return rows.Err()
 }
 
-// EachCandidate hands every known URL's candidate to f.
+// EachCandidate hands every known URL's candidate to f, one row at a
+// time (a crawl may know millions).
 func (d *DB) EachCandidate(ctx context.Context, f func(crawl.Candidate) error) error {
-	cs, err := d.queryCandidates(ctx, ` ORDER BY f.url_id`)
+	rows, err := d.db.QueryContext(ctx, `SELECT `+d.older.columns(candidateColumns, "crawl_frontier", "f")+candidateFrom+` ORDER BY f.url_id`)
 	if err != nil {
-		return err
+		return fmt.Errorf("read the candidates: %w", err)
 	}
-	for _, c := range cs {
+	defer rows.Close()
+	for rows.Next() {
+		c, err := scanCandidate(rows)
+		if err != nil {
+			return fmt.Errorf("read the candidates: %w", err)
+		}
 		if err := f(c); err != nil {
 			return err
 		}
 	}
-	return nil
+	return rows.Err()
 }
 
 // DuplicateCount counts the open generations marked duplicate.
