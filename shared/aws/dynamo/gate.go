@@ -108,14 +108,21 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 	token := uuid.NewString()
 	deadline := g.db.now().Add(g.cfg.MaxWait)
 	for {
-		ok, err := g.acquire(ctx, host, token, delay)
+		ok, held, err := g.acquire(ctx, host, token, delay)
 		if err != nil {
 			return nil, fmt.Errorf("politeness gate of %s: %w", host, err)
 		}
 		if ok {
 			return g.releaser(ctx, host, token, delay), nil
 		}
-		wait, err := g.freeIn(ctx, host, delay)
+		// The refused write brought the gate back with it; an endpoint
+		// that does not send it is asked.
+		if len(held) == 0 {
+			if held, err = g.read(ctx, host); err != nil {
+				return nil, fmt.Errorf("politeness gate of %s: %w", host, err)
+			}
+		}
+		wait, err := g.freeIn(held, delay)
 		if err != nil {
 			return nil, fmt.Errorf("politeness gate of %s: %w", host, err)
 		}
@@ -153,19 +160,22 @@ func msCeil(t time.Time) int64 {
 
 func durCeilMS(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
 
-// acquire takes the host's slot if it is free, and reports whether it did.
+// acquire takes the host's slot if it is free, and reports whether it
+// did; when it did not, held is the gate as the refusal found it (nil if
+// the endpoint did not return it), so that no second read is needed.
 // The slot already held under this token counts as taken: a write that
 // succeeded but whose answer was lost (a timeout, then the SDK's retry)
 // must not leave the slot held, by us, against ourselves until the lease
 // runs out. Seen in make e2e under load: every fetch of the host
 // deferred for the lease's three minutes.
-func (g *Gate) acquire(ctx context.Context, host, token string, delay time.Duration) (bool, error) {
+func (g *Gate) acquire(ctx context.Context, host, token string, delay time.Duration) (ok bool, held map[string]types.AttributeValue, err error) {
 	now := g.db.now()
 	nowMS := msFloor(now)
-	_, err := g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:        aws.String(g.db.t.Control),
-		Key:              gateKey(host),
-		UpdateExpression: aws.String("SET #lu = :lu, #h = :tok, #host = :host"),
+	_, err = g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(g.db.t.Control),
+		Key:                                 gateKey(host),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		UpdateExpression:                    aws.String("SET #lu = :lu, #h = :tok, #host = :host"),
 		ConditionExpression: aws.String("(attribute_not_exists(#lu) OR #lu <= :now)" +
 			" AND (attribute_not_exists(#na) OR #na <= :now)" +
 			" AND (attribute_not_exists(#ld) OR #ld <= :cut)" +
@@ -180,27 +190,33 @@ func (g *Gate) acquire(ctx context.Context, host, token string, delay time.Durat
 			":cut":  fxN(nowMS - durCeilMS(delay)),
 		},
 	})
-	if conditionFailed(err) {
-		return false, nil
+	var refused *types.ConditionalCheckFailedException
+	if errors.As(err, &refused) {
+		return false, refused.Item, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("take slot: %w", err)
+		return false, nil, fmt.Errorf("take slot: %w", err)
 	}
-	return true, nil
+	return true, nil, nil
 }
 
-// freeIn reads the host's gate and returns how long until the slot may
-// be free for a request with the given delay.
-func (g *Gate) freeIn(ctx context.Context, host string, delay time.Duration) (time.Duration, error) {
+// read returns the host's gate item, read consistently.
+func (g *Gate) read(ctx context.Context, host string) (map[string]types.AttributeValue, error) {
 	out, err := g.db.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(g.db.t.Control),
 		Key:            gateKey(host),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return 0, fmt.Errorf("read gate: %w", err)
+		return nil, fmt.Errorf("read gate: %w", err)
 	}
-	r := fxReader{m: out.Item}
+	return out.Item, nil
+}
+
+// freeIn returns how long until a host's slot, as its gate item says,
+// may be free for a request with the given delay.
+func (g *Gate) freeIn(item map[string]types.AttributeValue, delay time.Duration) (time.Duration, error) {
+	r := fxReader{m: item}
 	lease, next, last := r.optInt(gtLeaseUntil), r.optInt(gtNextAllowed), r.optInt(gtLastDone)
 	if r.err != nil {
 		return 0, fmt.Errorf("read gate: %w", r.err)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"sort"
 	"sync"
 	"testing"
@@ -315,4 +316,27 @@ func TestGateSurvivesALostAnswer(t *testing.T) {
 		t.Fatalf("the slot is not free after done: %v", err)
 	}
 	d2()
+}
+
+// TestGateRefusalBringsTheGate: a refused take returns the gate as it
+// found it (ReturnValuesOnConditionCheckFailure), the same item a read
+// would give, so a waiter needs no second request to know how long to
+// wait.
+func TestGateRefusalBringsTheGate(t *testing.T) {
+	db := testDB(t)
+	g := NewGate(db, GateConfig{})
+	if ok, _, err := g.acquire(t.Context(), "held.example", "first", time.Second); !ok || err != nil {
+		t.Fatalf("first take: %v, %v", ok, err)
+	}
+	ok, held, err := g.acquire(t.Context(), "held.example", "second", time.Second)
+	if ok || err != nil {
+		t.Fatalf("second take of a held slot: %v, %v", ok, err)
+	}
+	read, err := g.read(t.Context(), "held.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(held) == 0 || !reflect.DeepEqual(held, read) {
+		t.Errorf("the refusal brought %v, a read gives %v", held, read)
+	}
 }
