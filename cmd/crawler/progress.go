@@ -56,9 +56,9 @@ func newProgressTo(w io.Writer, quiet, live bool, opts ...mpb.ContainerOption) *
 		return decor.Any(func(decor.Statistics) string { return p.lines()[i] })
 	}
 	p.bars = []*mpb.Bar{
-		p.live.New(0, mpb.BarStyle(), mpb.BarWidth(30), mpb.PrependDecorators(line(0)), mpb.AppendDecorators(line(1)), mpb.BarRemoveOnComplete()),
-		p.live.New(0, mpb.NopStyle(), mpb.PrependDecorators(line(2)), mpb.BarRemoveOnComplete()),
-		p.live.New(0, mpb.NopStyle(), mpb.PrependDecorators(line(3)), mpb.BarRemoveOnComplete()),
+		p.live.New(0, mpb.BarStyle(), mpb.BarWidth(30), mpb.PrependDecorators(line(0)), mpb.AppendDecorators(line(1))),
+		p.live.New(0, mpb.NopStyle(), mpb.PrependDecorators(line(2))),
+		p.live.New(0, mpb.NopStyle(), mpb.PrependDecorators(line(3))),
 	}
 	return p
 }
