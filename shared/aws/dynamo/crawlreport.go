@@ -16,23 +16,40 @@ import (
 // million crawls reads the crawl log once, about 1 KB an item: some
 // 125,000 read units, a few cents on demand.
 
-// scanAll hands every item of a table, filtered, to f.
-func (d *DB) scanAll(ctx context.Context, in *dynamodb.ScanInput, f func(map[string]types.AttributeValue) error) error {
+// scanPages runs a Scan to its end, handing each page to f.
+func (d *DB) scanPages(ctx context.Context, in *dynamodb.ScanInput, f func(*dynamodb.ScanOutput) error) error {
 	for {
 		out, err := d.api.Scan(ctx, in)
 		if err != nil {
 			return fmt.Errorf("scan %s: %w", aws.ToString(in.TableName), err)
 		}
-		for _, it := range out.Items {
-			if err := f(it); err != nil {
-				return err
-			}
+		if err := f(out); err != nil {
+			return err
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			return nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
+}
+
+// scanAll hands every item of a table, filtered, to f.
+func (d *DB) scanAll(ctx context.Context, in *dynamodb.ScanInput, f func(map[string]types.AttributeValue) error) error {
+	return d.scanPages(ctx, in, func(out *dynamodb.ScanOutput) error {
+		for _, it := range out.Items {
+			if err := f(it); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// openGenerations is the filter of a Scan of the generations table that
+// keeps the open generations marked duplicate (dup) or not.
+func openGenerations(e *fxExpr, dup bool) string {
+	return "begins_with(" + e.name(gaSK) + ", " + e.value(fxS(skGenPrefix)) + ") AND attribute_not_exists(" +
+		e.name(gaConfirmedEnd) + ") AND " + e.name(gaMarkedDuplicate) + " = " + e.value(fxBool(dup))
 }
 
 // EachCrawl hands every crawl in the crawl log (those its TTL has not
@@ -65,25 +82,17 @@ func (d *DB) EachCandidate(ctx context.Context, f func(crawl.Candidate) error) e
 // DuplicateCount counts the open generations marked duplicate.
 func (d *DB) DuplicateCount(ctx context.Context) (int, error) {
 	e := &fxExpr{}
-	n := func(s string) string { return e.name(s) }
 	in := &dynamodb.ScanInput{
-		TableName: aws.String(d.t.Generations),
-		FilterExpression: aws.String("begins_with(" + n(gaSK) + ", " + e.value(fxS(skGenPrefix)) + ") AND attribute_not_exists(" +
-			n(gaConfirmedEnd) + ") AND " + n(gaMarkedDuplicate) + " = " + e.value(fxBool(true))),
+		TableName:                 aws.String(d.t.Generations),
+		FilterExpression:          aws.String(openGenerations(e, true)),
 		Select:                    types.SelectCount,
 		ExpressionAttributeNames:  e.Names(),
 		ExpressionAttributeValues: e.Values(),
 	}
 	count := 0
-	for {
-		out, err := d.api.Scan(ctx, in)
-		if err != nil {
-			return 0, fmt.Errorf("count duplicates: %w", err)
-		}
-		count += int(out.Count)
-		if len(out.LastEvaluatedKey) == 0 {
-			return count, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+	err := d.scanPages(ctx, in, func(out *dynamodb.ScanOutput) error { count += int(out.Count); return nil })
+	if err != nil {
+		return 0, fmt.Errorf("count duplicates: %w", err)
 	}
+	return count, nil
 }

@@ -309,45 +309,35 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 	n := func(s string) string { return e.name(s) }
 	in := &dynamodb.ScanInput{
 		TableName: aws.String(d.t.Generations),
-		FilterExpression: aws.String("begins_with(" + n(gaSK) + ", " + e.value(fxS(skGenPrefix)) + ") AND attribute_not_exists(" +
-			n(gaConfirmedEnd) + ") AND " + n(gaMarkedDuplicate) + " = " + e.value(fxBool(false)) + " AND " + n(gaNoIndex) + " = " +
+		FilterExpression: aws.String(openGenerations(e, false) + " AND " + n(gaNoIndex) + " = " +
 			e.value(fxBool(false)) + " AND attribute_exists(" + n(gaTextPileDigest) + ")"),
 		ProjectionExpression: aws.String(strings.Join([]string{n(gaURL), n(gaDescription + "." + gaTitle),
 			n(gaDescription + "." + gaDescriptionCol), n(gaSearchText), n(gaSearchTextGz), n(gaSearchHeadlines)}, ", ")),
 		ExpressionAttributeNames:  e.Names(),
 		ExpressionAttributeValues: e.Values(),
 	}
-	for {
-		out, err := d.api.Scan(ctx, in)
-		if err != nil {
-			return fmt.Errorf("scan generations: %w", err)
-		}
-		for _, it := range out.Items {
-			var fields [nFields]string
-			r := fxReader{m: it}
-			desc := fxReader{m: r.mapAttr(gaDescription)}
-			title := desc.str(gaTitle)
-			fields[fieldTitle], fields[fieldDescription] = title, desc.str(gaDescriptionCol)
-			fields[fieldText], fields[fieldHeadlines] = r.str(gaSearchText), r.str(gaSearchHeadlines)
-			url := r.str(gaURL)
-			if gz, ok := it[gaSearchTextGz].(*types.AttributeValueMemberB); ok {
-				text, err := gunzipString(gz.Value, 4*maxSearchText)
-				if err != nil {
-					return fmt.Errorf("generation item %s: %w", url, err)
-				}
-				fields[fieldText] = text
+	return d.scanAll(ctx, in, func(it map[string]types.AttributeValue) error {
+		var fields [nFields]string
+		r := fxReader{m: it}
+		desc := fxReader{m: r.mapAttr(gaDescription)}
+		title := desc.str(gaTitle)
+		fields[fieldTitle], fields[fieldDescription] = title, desc.str(gaDescriptionCol)
+		fields[fieldText], fields[fieldHeadlines] = r.str(gaSearchText), r.str(gaSearchHeadlines)
+		url := r.str(gaURL)
+		if gz, ok := it[gaSearchTextGz].(*types.AttributeValueMemberB); ok {
+			text, err := gunzipString(gz.Value, 4*maxSearchText)
+			if err != nil {
+				return fmt.Errorf("generation item %s: %w", url, err)
 			}
-			r.nested(gaDescription, desc)
-			if r.err != nil {
-				return fmt.Errorf("generation item %s: %w", url, r.err)
-			}
-			f(url, title, fields)
+			fields[fieldText] = text
 		}
-		if len(out.LastEvaluatedKey) == 0 {
-			return nil
+		r.nested(gaDescription, desc)
+		if r.err != nil {
+			return fmt.Errorf("generation item %s: %w", url, r.err)
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
+		f(url, title, fields)
+		return nil
+	})
 }
 
 // snippet returns up to snippetTokens tokens of text around the most
