@@ -4,7 +4,9 @@
 # among 500 targets) into .local-bench/bodies/, serves them with
 # bench/serve, crawls each with --max-resource-size 64 MiB, one page
 # alone and then eight at once from eight loopback hosts, and prints the
-# wall time and peak RSS (/usr/bin/time) of each crawl.
+# wall time and peak RSS (/usr/bin/time) of each crawl. BODIES_PROFILES=DIR
+# also writes each crawl's heap profile at its peak into DIR (the
+# crawler's hidden --heapprofile; go tool pprof -sample_index=inuse_space).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,11 +46,15 @@ sleep 0.5
 # crawl LABEL SEED...: one crawl at --concurrency 8, its wall time and
 # peak RSS in a table row.
 crawl() {
-	local label=$1 data
+	local label=$1 data prof=()
 	shift
 	data=$(mktemp -d)
+	if [ -n "${BODIES_PROFILES:-}" ]; then
+		mkdir -p "$BODIES_PROFILES"
+		prof=(--heapprofile "$BODIES_PROFILES/$(echo "$label" | tr -c 'a-zA-Z0-9\n' '-').prof")
+	fi
 	/usr/bin/time -f "%e %M" -o "$data/time" bin/crawler crawl --data "$data/crawl" --delay 0 --quiet --allow-private \
-		--concurrency 8 --max-resource-size 67108864 "$@" >/dev/null 2>&1
+		--concurrency 8 --max-resource-size 67108864 "${prof[@]}" "$@" >/dev/null 2>&1
 	read -r wall kb <"$data/time"
 	echo "| $label | $wall | $((kb / 1024)) |"
 	rm -rf "$data"

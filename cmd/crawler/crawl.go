@@ -198,6 +198,7 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 	var f crawlFlags
 	f.register(fs)
 	cpuProfile := fs.String(cpuProfileFlag, "", "write a CPU profile of the run to this `file` (hidden)")
+	heapProfile := fs.String(heapProfileFlag, "", "write a heap profile taken at the heap's peak to this `file` (hidden)")
 	fs.Usage = func() {
 		if name == "recrawl" {
 			fmt.Fprintln(stderr, "usage: crawler recrawl [flags]\n\nCrawl what is due now in the data directory: pages whose recrawl date has come, and the roots of sites whose RecrawlDate has.")
@@ -258,12 +259,20 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 	if err != nil {
 		return err
 	}
+	stopHeap, err := startHeapProfile(*heapProfile)
+	if err != nil {
+		stopProfile()
+		return err
+	}
 	prog := newProgress(stderr, f.quiet)
 	cfg.Progress = prog.update
 	res, err := dd.Run(ctx, cfg)
 	prog.done()
 	if perr := stopProfile(); perr != nil && err == nil {
 		err = fmt.Errorf("write CPU profile: %w", perr)
+	}
+	if perr := stopHeap(); perr != nil && err == nil {
+		err = fmt.Errorf("write heap profile: %w", perr)
 	}
 	printSummary(stdout, res)
 	if errors.Is(err, context.Canceled) {

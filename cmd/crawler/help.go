@@ -13,7 +13,7 @@ import (
 // package takes either), and less the hidden ones.
 func printFlags(fs *flag.FlagSet, w io.Writer) {
 	fs.VisitAll(func(f *flag.Flag) {
-		if f.Name == cpuProfileFlag {
+		if hidden[f.Name] {
 			return
 		}
 		arg, usage := flag.UnquoteUsage(f)
