@@ -47,8 +47,9 @@ const peakEvery = 50 * time.Millisecond
 
 // startHeapProfile writes a heap profile to path (none if path is empty)
 // each time the heap in use passes a tenth above its largest yet, so
-// that the file last written shows the peak; the function it returns
-// stops it. Reading the heap's size stops the world briefly, every
+// that the file last written shows the peak (a run too short to be
+// looked at gets its profile at the end); the function it returns stops
+// it. Reading the heap's size stops the world briefly, every
 // peakEvery: a diagnostic, not for timed runs.
 func startHeapProfile(path string) (stop func() error, err error) {
 	if path == "" {
@@ -69,6 +70,9 @@ func startHeapProfile(path string) (stop func() error, err error) {
 		for {
 			select {
 			case <-done:
+				if most == 0 { // a run shorter than one look: its end
+					werr = writeHeapProfile(path)
+				}
 				exited <- werr
 				return
 			case <-tick.C:
