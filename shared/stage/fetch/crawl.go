@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/linkheader"
 	"github.com/serverless-crawler/crawler/shared/web/robots"
 	"github.com/serverless-crawler/crawler/shared/web/safedial"
 	"github.com/serverless-crawler/crawler/shared/web/textenc"
@@ -352,6 +353,13 @@ func (f *Fetcher) stored(ctx context.Context, out *outcome, res response, finish
 		URL: cr.Log.URL, LastModified: res.req.ServerLastModified, FileSize: &size, MIMEType: mt, BodyKey: key,
 		BodySHA256:  crawl.BodySHA256(res.body),
 		ContentType: ct, ContentLanguage: h.Get("Content-Language"), RobotsTag: strings.Join(h.Values("X-Robots-Tag"), ", "),
+	}
+	// A canonical named in a Link header (RFC 8288, RFC 6596): the HTML
+	// <link rel=canonical>, read by the parser, overrides it.
+	if target, ok := linkheader.Canonical(h.Values("Link")); ok {
+		if c, err := urlnorm.Resolve(cr.Log.URL, target); err == nil && c.URL != cr.Log.URL {
+			file.CanonicalURL = &c.URL
+		}
 	}
 	cr.File = file
 	if textenc.IsText(mt) {

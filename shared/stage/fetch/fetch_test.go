@@ -396,3 +396,44 @@ func TestBodyKeptBeforeRecord(t *testing.T) {
 		t.Errorf("body at %q: %q, %v", cr.File.BodyKey, body, err)
 	}
 }
+
+// TestLinkHeaderCanonical: a canonical sent in an HTTP Link header is
+// recorded, resolved against the page URL, as the file's canonical URL;
+// one naming the page itself, or a header that does not parse, is not.
+func TestLinkHeaderCanonical(t *testing.T) {
+	tests := []struct {
+		name, link, want string // want: the path of the canonical, "" for none
+	}{
+		{"relative target", `</print/a>; rel=next, </a>; rel="canonical"`, "/a"},
+		{"absolute target, token rel", `<{srv}/b?x=1>; rel=canonical`, "/b?x=1"},
+		{"the page itself", `</page>; rel=canonical`, ""},
+		{"no canonical", `</a>; rel=alternate`, ""},
+		{"malformed", `/a; rel=canonical`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var srvURL string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/robots.txt" {
+					http.NotFound(w, r)
+					return
+				}
+				w.Header().Set("Link", strings.ReplaceAll(tt.link, "{srv}", srvURL))
+				fmt.Fprint(w, "<p>hello</p>")
+			}))
+			defer srv.Close()
+			srvURL = srv.URL
+			cr, _ := newHarness(t, nil, nil).crawl(t, srv.URL+"/page", nil)
+			if cr.File == nil {
+				t.Fatalf("no file recorded (%v)", cr.Log.ExitCode)
+			}
+			got := ""
+			if cr.File.CanonicalURL != nil {
+				got = strings.TrimPrefix(*cr.File.CanonicalURL, srv.URL)
+			}
+			if got != tt.want {
+				t.Errorf("canonical = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
