@@ -1,0 +1,125 @@
+package crawl
+
+import (
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// prose returns n words of deterministic pseudo-English from seed.
+func prose(seed uint64, n int) string {
+	vocab := strings.Fields(`the a crawler fetches pages from each host politely and keeps their text
+		in piles while links go to the frontier queue where a scheduler orders them by due time priority
+		robots rules say which paths are allowed sitemaps list urls with dates summaries record what changed`)
+	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	w := make([]string, n)
+	for i := range w {
+		w[i] = vocab[r.IntN(len(vocab))]
+	}
+	return strings.Join(w, " ")
+}
+
+func TestSimHash(t *testing.T) {
+	base := prose(1, 400)
+	words := strings.Fields(base)
+	tests := []struct {
+		name    string
+		a, b    TextPile
+		near    bool
+		maxDist int // when near; else the least distance expected
+	}{
+		{"the same text", TextPile{Text: base}, TextPile{Text: base}, true, 0},
+		{"other chrome, same content", TextPile{Text: base, SecondaryText: "Home | About"},
+			TextPile{Text: base, SecondaryText: prose(9, 300)}, true, 0},
+		{"case and punctuation", TextPile{Text: base}, TextPile{Text: strings.ToUpper(base) + "!"}, true, 0},
+		{"unrelated texts", TextPile{Text: base}, TextPile{Text: prose(2, 400)}, false, 10},
+		{"half the text replaced", TextPile{Text: base},
+			TextPile{Text: strings.Join(words[:200], " ") + " " + prose(3, 200)}, false, 5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ha, oka := tt.a.SimHash()
+			hb, okb := tt.b.SimHash()
+			if !oka || !okb {
+				t.Fatalf("SimHash ok = %v, %v; want both", oka, okb)
+			}
+			d := bits.OnesCount64(ha ^ hb)
+			if Near(ha, hb) != tt.near {
+				t.Errorf("Near = %v (distance %d), want %v", !tt.near, d, tt.near)
+			}
+			if tt.near && d > tt.maxDist {
+				t.Errorf("distance %d, want at most %d", d, tt.maxDist)
+			}
+			if !tt.near && d < tt.maxDist {
+				t.Errorf("distance %d, want at least %d", d, tt.maxDist)
+			}
+		})
+	}
+}
+
+// TestSimHashSmallEdits: one word changed in a page of 2,000 words
+// leaves most fingerprints within NearDistance (SimHash is a sketch: a
+// feature near a bit's balance can flip it), and unrelated pages are
+// never near.
+func TestSimHashSmallEdits(t *testing.T) {
+	const pages, words = 40, 2000
+	near, closest := 0, 64
+	for s := range uint64(pages) {
+		w := strings.Fields(prose(s, words))
+		a, _ := TextPile{Text: strings.Join(w, " ")}.SimHash()
+		w[int(s*37)%words] = "edited"
+		b, _ := TextPile{Text: strings.Join(w, " ")}.SimHash()
+		if Near(a, b) {
+			near++
+		}
+		o, _ := TextPile{Text: prose(s+1000, words)}.SimHash()
+		closest = min(closest, bits.OnesCount64(a^o))
+	}
+	if near < pages*8/10 {
+		t.Errorf("%d of %d pages with one word changed are near their original, want at least 80%%", near, pages)
+	}
+	if closest <= 2*NearDistance {
+		t.Errorf("two unrelated pages are %d bits apart, want more than %d", closest, 2*NearDistance)
+	}
+}
+
+func TestSimHashNeedsWords(t *testing.T) {
+	for _, n := range []int{0, 3, MinSimHashWords - 1} {
+		if _, ok := (TextPile{Text: prose(4, n), SecondaryText: prose(5, 500)}).SimHash(); ok {
+			t.Errorf("%d words of content: SimHash ok, want none (chrome does not count)", n)
+		}
+	}
+	if _, ok := (TextPile{Text: prose(4, MinSimHashWords)}).SimHash(); !ok {
+		t.Errorf("%d words: no SimHash", MinSimHashWords)
+	}
+}
+
+// TestSimHashFixed pins the fingerprint: it is stored, so a change to
+// its features or hash would make old and new pages incomparable.
+func TestSimHashFixed(t *testing.T) {
+	h, _ := TextPile{Text: prose(1, 400)}.SimHash()
+	if got, want := fmt.Sprintf("%016x", h), "5bb4794e282194f4"; got != want {
+		t.Errorf("SimHash = %s, want %s", got, want)
+	}
+}
+
+func TestSimHashBandsFindEveryNearPair(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 10000 {
+		a := r.Uint64()
+		b := a
+		for range r.IntN(NearDistance + 1) {
+			b ^= 1 << r.IntN(64)
+		}
+		ba, bb := SimHashBands(a), SimHashBands(b)
+		shared := false
+		for i := range ba {
+			shared = shared || ba[i] == bb[i]
+		}
+		if !shared {
+			t.Fatalf("%016x and %016x (distance %d) share no band", a, b, bits.OnesCount64(a^b))
+		}
+	}
+}
