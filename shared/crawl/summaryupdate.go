@@ -44,12 +44,35 @@ type NewGeneration struct {
 	Redirect    *RedirectSummary
 	Description *DocumentDescription
 	Links       []LinkSummary
-	// DuplicateOf is the generation this one exactly duplicates (0: none).
+	// SimHash is the text pile's SimHash (TextPile.SimHash), 0 when it
+	// has none: what a later near-duplicate is found by.
+	SimHash uint64
+	// DuplicateOf is the generation this one duplicates (0: none): the
+	// same text pile, a text within NearDistance of its SimHash, or the
+	// page its canonical link names (seed 000's canonical_url_id).
 	DuplicateOf int64
+	// OriginalDigest is the text pile digest of DuplicateOf's
+	// generation, which differs from TextPile's for a near or canonical
+	// duplicate (nil: the same as TextPile's).
+	OriginalDigest []byte
+}
+
+// Exact reports whether the generation duplicates its original's text
+// exactly (and so shares its text pile).
+func (n *NewGeneration) Exact() bool {
+	return n.DuplicateOf != 0 && (n.OriginalDigest == nil || n.TextPile != nil && string(n.OriginalDigest) == string(n.TextPile.Digest))
+}
+
+// Original is a generation that a new one may duplicate: its id and
+// its text pile's digest.
+type Original struct {
+	ID     int64
+	Digest []byte
 }
 
 // OpenGeneration is a URL's open generation and what identifies its content.
 type OpenGeneration struct {
 	Generation EntityGeneration
 	ContentKey string
+	NoIndex    bool
 }

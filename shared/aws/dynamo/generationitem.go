@@ -64,7 +64,7 @@ const (
 	gaMarkedDuplicate = "marked_duplicate"       // BOOL
 	gaTextPileID      = "text_pile_id"           // N, optional
 	gaTextPileDigest  = "text_pile_digest"       // S: hex blake2b-512, optional
-	gaTextPileKey     = "text_pile_key"          // S: where the pile's blob is (TextPileKey, or a record in a WARC file); absent for a duplicate
+	gaTextPileKey     = "text_pile_key"          // S: where the pile's blob is (TextPileKey, or a record in a WARC file); absent for an exact duplicate
 	gaFirstSeenKey    = "first_seen_key"         // S: GSI sort key, "<first_seen>#<id>"
 
 	// generation_content

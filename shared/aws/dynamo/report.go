@@ -89,8 +89,14 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 		}
 		s.Generation = v
 		if g.MarkedDuplicate && g.ConfirmedEnd == nil && c.LastCrawlExitCode != nil && c.LastCrawlExitCode.Contentful() {
-			s.ExactDuplicate = true
 			s.Status = crawl.StatusDuplicate
+			// Exact when its text is its original's (not a near or
+			// canonical duplicate).
+			orig, err := d.getGen(ctx, g.DupOfURL, g.DupOfSK)
+			if err != nil {
+				return s, fmt.Errorf("status of %s: %w", u, err)
+			}
+			s.ExactDuplicate = orig != nil && orig.Digest == g.Digest
 		}
 	}
 	s.State = crawl.SeedState(c, s.Status, time.Now().Unix())

@@ -69,7 +69,7 @@ func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration
 	if err := g.withHead(head); err != nil {
 		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: %w", u, err)
 	}
-	return crawl.OpenGeneration{Generation: g.generation(), ContentKey: g.ContentKey}, nil
+	return crawl.OpenGeneration{Generation: g.generation(), ContentKey: g.ContentKey, NoIndex: g.NoIndex}, nil
 }
 
 // FindOriginal returns the open, non-duplicate, indexable generation of
@@ -334,7 +334,11 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 		if open != nil && ng.DuplicateOf == open.ID {
 			return 0, nil, crawl.Errorf(crawl.KindInvalid, "a generation cannot duplicate its own URL's open generation %d", open.ID)
 		}
-		if orig, err = d.originalByID(ctx, hex.EncodeToString(ng.TextPile.Digest), ng.DuplicateOf); err != nil {
+		digest := ng.TextPile.Digest
+		if ng.OriginalDigest != nil {
+			digest = ng.OriginalDigest // a near or canonical duplicate
+		}
+		if orig, err = d.originalByID(ctx, hex.EncodeToString(digest), ng.DuplicateOf); err != nil {
 			return 0, nil, err
 		}
 		if orig == nil {
@@ -355,6 +359,12 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 	// The links go first, in an item of their own: a transaction that
 	// then fails leaves them under a generation id nothing names (a
 	// re-planned summary makes a new one), which no reader lists.
+	if p := ng.TextPile; p != nil && ng.SimHash != 0 && !ng.Exact() && !ng.NoIndex {
+		// Before the transaction too: see nearindex.go.
+		if err := d.putNearItems(ctx, nearItems(s.URL, id, ng.Generation.FirstSeen, p.Digest, ng.SimHash)); err != nil {
+			return 0, nil, err
+		}
+	}
 	if li := linksItem(item); li != nil {
 		if _, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.t.Generations), Item: li}); err != nil {
 			return 0, nil, fmt.Errorf("put the links of generation %d: %w", id, err)

@@ -293,7 +293,7 @@ func TestApplySummaryAttachments(t *testing.T) {
 	o := sumOpen(t, db, u)
 	gid, _ := GenerationID(ng.Generation.UUID)
 	wantOpen := crawl.OpenGeneration{Generation: crawl.EntityGeneration{ID: gid, UUID: ng.Generation.UUID, URL: u,
-		URLFragment: sumPtr("frag"), FirstSeen: 100, LastSeen: 100, TextPileID: sumPtr(TextPileID(p.Digest))}, ContentKey: ng.ContentKey}
+		URLFragment: sumPtr("frag"), FirstSeen: 100, LastSeen: 100, TextPileID: sumPtr(TextPileID(p.Digest))}, ContentKey: ng.ContentKey, NoIndex: ng.NoIndex}
 	if !reflect.DeepEqual(o, wantOpen) {
 		t.Errorf("OpenGeneration:\n got %+v\nwant %+v", o, wantOpen)
 	}

@@ -51,14 +51,14 @@ type resourceKeeper interface {
 }
 
 // putTextPile writes a new generation's text pile to the blob store and
-// returns its key ("" when it writes none): the pile of a duplicate was
-// written by its original's summary. Into a store that packs records
+// returns its key ("" when it writes none): the pile of an exact
+// duplicate was written by its original's summary. Into a store that packs records
 // (resourceKeeper) each new generation's pile is kept, in a file shared
 // with the others summarized at once; into a plain store, once per
 // digest at TextPileKey (a pile already stored is left alone).
 func (d *DB) putTextPile(ctx context.Context, n *crawl.NewGeneration) (string, error) {
 	p := n.TextPile
-	if p == nil || n.DuplicateOf != 0 {
+	if p == nil || n.Exact() {
 		return "", nil
 	}
 	if d.blobs == nil {

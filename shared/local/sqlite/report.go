@@ -44,11 +44,15 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 	var g crawl.GenerationView
 	var genID int64
 	var dupOf sql.NullString
+	var exact bool
 	err = d.db.QueryRowContext(ctx, `SELECT g.entity_generation_id, g.entity_generation_uuid, g.first_seen_unix_utc,
 		g.last_seen_unix_utc, g.confirmed_end_unix_utc, g.marked_duplicate,
 		(SELECT du.url FROM duplicate_summary ds JOIN entity_generation dg ON dg.entity_generation_id=ds.duplicate_of_entity_generation_id
 		   JOIN url du ON du.url_id=dg.url_id WHERE ds.subject_entity_generation_id=g.entity_generation_id LIMIT 1),
 		(SELECT count(*) FROM entity_generation WHERE url_id=g.url_id),
+		coalesce((SELECT dg.text_pile_id=g.text_pile_id FROM duplicate_summary ds JOIN entity_generation dg
+		   ON dg.entity_generation_id=ds.duplicate_of_entity_generation_id
+		   WHERE ds.subject_entity_generation_id=g.entity_generation_id AND ds.duplicate_status_end_unix_utc IS NULL LIMIT 1), 0),
 		dd.title, dd.primary_headline, dd.description, dd.primary_language, m.mimetype, fs.file_size, ru.url,
 		(SELECT count(*) FROM link_summary WHERE entity_generation_id=g.entity_generation_id)
 		FROM entity_generation g JOIN url u ON u.url_id=g.url_id
@@ -58,14 +62,14 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 		LEFT JOIN redirect_summary rs ON rs.entity_generation_id=g.entity_generation_id
 		LEFT JOIN url ru ON ru.url_id=rs.to_url_id
 		WHERE u.url=? ORDER BY g.first_seen_unix_utc DESC, g.entity_generation_id DESC LIMIT 1`, u).
-		Scan(&genID, &g.UUID, &g.FirstSeen, &g.LastSeen, &g.ConfirmedEnd, &g.MarkedDuplicate, &dupOf, &g.Generations,
+		Scan(&genID, &g.UUID, &g.FirstSeen, &g.LastSeen, &g.ConfirmedEnd, &g.MarkedDuplicate, &dupOf, &g.Generations, &exact,
 			&g.Title, &g.Headline, &g.Description, &g.Language, &g.MIMEType, &g.FileSize, &g.RedirectTo, &g.Links)
 	switch {
 	case err == nil:
 		g.DuplicateOf = dupOf.String
 		s.Generation = &g
 		if g.MarkedDuplicate && g.ConfirmedEnd == nil && c.LastCrawlExitCode != nil && c.LastCrawlExitCode.Contentful() {
-			s.ExactDuplicate = true
+			s.ExactDuplicate = exact // else a near or canonical duplicate
 			s.Status = crawl.StatusDuplicate
 		}
 	case !notFound(err):

@@ -344,6 +344,21 @@ CREATE TABLE IF NOT EXISTS text_pile_unindexed (
   description  TEXT,
   tokens       BLOB
 );
+-- text_pile_simhash: a text pile's SimHash (crawl/simhash.go) as a
+-- signed integer, and its four 16-bit bands, each indexed: a
+-- near-duplicate shares at least one band with its original.
+CREATE TABLE IF NOT EXISTS text_pile_simhash (
+  text_pile_id INTEGER PRIMARY KEY REFERENCES text_pile(text_pile_id),
+  simhash      INTEGER NOT NULL,
+  band0        INTEGER NOT NULL,
+  band1        INTEGER NOT NULL,
+  band2        INTEGER NOT NULL,
+  band3        INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS text_pile_simhash_band0 ON text_pile_simhash(band0);
+CREATE INDEX IF NOT EXISTS text_pile_simhash_band1 ON text_pile_simhash(band1);
+CREATE INDEX IF NOT EXISTS text_pile_simhash_band2 ON text_pile_simhash(band2);
+CREATE INDEX IF NOT EXISTS text_pile_simhash_band3 ON text_pile_simhash(band3);
 -- queue_message: the embedded pipeline's durable queues (SQS semantics:
 -- a received message is invisible until deleted or its lease runs out).
 CREATE TABLE IF NOT EXISTS queue_message (

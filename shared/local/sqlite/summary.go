@@ -15,12 +15,12 @@ func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration
 	g := &o.Generation
 	err := d.queryRow(ctx, `SELECT g.entity_generation_id, g.entity_generation_uuid, u.url, g.url_fragment,
 		g.first_seen_unix_utc, g.last_seen_unix_utc, g.confirmed_end_unix_utc, g.marked_duplicate, g.text_pile_id,
-		coalesce(c.content_key,'')
+		coalesce(c.content_key,''), coalesce(c.noindex,0)
 		FROM entity_generation g JOIN url u ON u.url_id=g.url_id LEFT JOIN generation_content c ON c.entity_generation_id=g.entity_generation_id
 		WHERE u.url=? AND g.url_fragment IS NULL AND g.confirmed_end_unix_utc IS NULL
 		ORDER BY g.first_seen_unix_utc DESC, g.entity_generation_id DESC LIMIT 1`, u).
 		Scan(&g.ID, &g.UUID, &g.URL, &g.URLFragment, &g.FirstSeen, &g.LastSeen, &g.ConfirmedEnd, &g.MarkedDuplicate,
-			&g.TextPileID, &o.ContentKey)
+			&g.TextPileID, &o.ContentKey, &o.NoIndex)
 	if notFound(err) {
 		return o, crawl.ErrNotFound
 	}
@@ -48,6 +48,41 @@ func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, 
 		return 0, fmt.Errorf("find original of %s: %w", u, err)
 	}
 	return id, nil
+}
+
+// FindNearOriginal returns the open, non-duplicate, indexable generation
+// of another URL, the earliest first seen, whose text pile's SimHash is
+// within crawl.NearDistance bits of simhash: what a new generation with
+// that fingerprint nearly duplicates. It returns a zero Original when
+// there is none. Candidates are read by band (each indexed) and
+// compared here.
+func (d *DB) FindNearOriginal(ctx context.Context, simhash uint64, u string) (crawl.Original, error) {
+	b := crawl.SimHashBands(simhash)
+	rows, err := d.query(ctx, `SELECT g.entity_generation_id, s.simhash, p.blake2b512_digest FROM text_pile_simhash s
+		JOIN text_pile p ON p.text_pile_id=s.text_pile_id
+		JOIN entity_generation g ON g.text_pile_id=s.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND g.marked_duplicate=0
+		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
+		JOIN url u ON u.url_id=g.url_id
+		WHERE (s.band0=? OR s.band1=? OR s.band2=? OR s.band3=?) AND u.url<>?
+		ORDER BY g.first_seen_unix_utc, g.entity_generation_id`, b[0], b[1], b[2], b[3], u)
+	if err != nil {
+		return crawl.Original{}, fmt.Errorf("find near original of %s: %w", u, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var o crawl.Original
+		var h int64
+		if err := rows.Scan(&o.ID, &h, &o.Digest); err != nil {
+			return crawl.Original{}, fmt.Errorf("find near original of %s: %w", u, err)
+		}
+		if crawl.Near(uint64(h), simhash) {
+			return o, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return crawl.Original{}, fmt.Errorf("find near original of %s: %w", u, err)
+	}
+	return crawl.Original{}, nil
 }
 
 // SummaryRecorded reports whether a crawl is already in the summary database.
@@ -292,6 +327,13 @@ func textPileID(ctx context.Context, tx *wtx, n *crawl.NewGeneration) (int64, er
 		small_headlines, code_text, quote_text) VALUES(?,?,?,?,?,?,?) RETURNING text_pile_id`, p.Digest, p.Text,
 		p.SecondaryText, p.BigHeadlines, p.SmallHeadlines, p.CodeText, p.QuoteText).Scan(&id); err != nil {
 		return 0, fmt.Errorf("insert text_pile: %w", err)
+	}
+	if n.SimHash != 0 {
+		b := crawl.SimHashBands(n.SimHash)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO text_pile_simhash(text_pile_id, simhash, band0, band1, band2, band3)
+			VALUES(?,?,?,?,?,?)`, id, int64(n.SimHash), b[0], b[1], b[2], b[3]); err != nil {
+			return 0, fmt.Errorf("insert text_pile_simhash: %w", err)
+		}
 	}
 	var title string
 	var desc *string

@@ -2,8 +2,9 @@
 // summary database of seed 002. A crawl whose content equals its URL's
 // open entity generation moves that generation's last_seen on; different
 // content closes it and opens a new one; a 304 moves last_seen on; a
-// failed crawl closes nothing. Exact duplicates of another URL's open
-// generation are marked as such.
+// failed crawl closes nothing. Duplicates of another URL's open
+// generation (the same text, nearly the same text, or the page named
+// canonical) are marked as such.
 package summarize
 
 import (
@@ -13,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/google/uuid"
@@ -25,6 +27,7 @@ type Store interface {
 	GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error)
 	OpenGeneration(ctx context.Context, url string) (crawl.OpenGeneration, error)
 	FindOriginal(ctx context.Context, digest []byte, url string) (int64, error)
+	FindNearOriginal(ctx context.Context, simhash uint64, url string) (crawl.Original, error)
 	ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, error)
 }
 
@@ -194,12 +197,12 @@ func (s *Summarizer) place(ctx context.Context, u *crawl.SummaryUpdate, open cra
 		return nil
 	}
 	if ng.TextPile != nil && !ng.TextPile.Empty() {
-		orig, err := s.store.FindOriginal(ctx, ng.TextPile.Digest, u.URL)
+		orig, err := s.original(ctx, u.URL, ng)
 		if err != nil {
 			return fmt.Errorf("summarize %s: %w", u.URL, err)
 		}
-		if orig != 0 {
-			ng.DuplicateOf = orig
+		if orig.ID != 0 {
+			ng.DuplicateOf, ng.OriginalDigest = orig.ID, orig.Digest
 			ng.Generation.MarkedDuplicate = true
 			u.Crawl.ExitCode = crawl.ExitDuplicate
 		}
@@ -209,6 +212,51 @@ func (s *Summarizer) place(ctx context.Context, u *crawl.SummaryUpdate, open cra
 	}
 	u.Action, u.New = crawl.GenerationReplace, ng
 	return nil
+}
+
+// original finds what a new generation of url duplicates, in this
+// order: another URL's open original with the same text; the page its
+// canonical link names (rel=canonical or an HTTP Link header), when that
+// page's open generation is an original with text; an open original
+// whose SimHash is within crawl.NearDistance of ng's. None: a zero
+// Original. A canonical page not crawled yet is not waited for: the
+// page stays an original until its content next changes (docs/design.md).
+func (s *Summarizer) original(ctx context.Context, url string, ng *crawl.NewGeneration) (crawl.Original, error) {
+	id, err := s.store.FindOriginal(ctx, ng.TextPile.Digest, url)
+	if err != nil || id != 0 {
+		return crawl.Original{ID: id, Digest: ng.TextPile.Digest}, err
+	}
+	if f := ng.File; f != nil && f.CanonicalURL != nil && *f.CanonicalURL != url {
+		og, err := s.store.OpenGeneration(ctx, *f.CanonicalURL)
+		switch {
+		case errors.Is(err, crawl.ErrNotFound):
+		case err != nil:
+			return crawl.Original{}, fmt.Errorf("canonical %s: %w", *f.CanonicalURL, err)
+		case !og.Generation.MarkedDuplicate && !og.NoIndex:
+			if digest, ok := textDigest(og.ContentKey); ok {
+				return crawl.Original{ID: og.Generation.ID, Digest: digest}, nil
+			}
+		}
+	}
+	if ng.SimHash == 0 {
+		return crawl.Original{}, nil
+	}
+	return s.store.FindNearOriginal(ctx, ng.SimHash, url)
+}
+
+// emptyDigest is the digest of an empty text pile: such a generation is
+// never an original (there is nothing to compare).
+var emptyDigest = hex.EncodeToString(crawl.TextPile{}.ComputeDigest())
+
+// textDigest returns the text pile digest a content key names, if it
+// names a non-empty one ("text:<hex digest>").
+func textDigest(contentKey string) ([]byte, bool) {
+	h, ok := strings.CutPrefix(contentKey, "text:")
+	if !ok || h == emptyDigest {
+		return nil, false
+	}
+	d, err := hex.DecodeString(h)
+	return d, err == nil && len(d) > 0
 }
 
 // fileGeneration builds the generation a contentful crawl would open.
@@ -232,6 +280,9 @@ func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document) *crawl.
 	}
 	ng.TextPile = &pile
 	ng.ContentKey = "text:" + hex.EncodeToString(pile.Digest)
+	if h, ok := pile.SimHash(); ok {
+		ng.SimHash = h
+	}
 	ng.NoIndex = doc.NoIndex
 	if doc.CanonicalURL != nil {
 		ng.File.CanonicalURL = doc.CanonicalURL

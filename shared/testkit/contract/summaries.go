@@ -47,6 +47,7 @@ func summaries(t *testing.T, open Opener) {
 		{"Conflict", func(t *testing.T) { summaryConflict(t, open(t)) }},
 		{"Concurrent", func(t *testing.T) { summaryConcurrent(t, open(t)) }},
 		{"FindOriginal", func(t *testing.T) { findOriginal(t, open(t)) }},
+		{"NearDuplicates", func(t *testing.T) { nearDuplicates(t, open(t)) }},
 		{"TextPileShared", func(t *testing.T) {
 			s := open(t)
 			const a, b = "http://example.com/a", "http://example.com/b"

@@ -1,0 +1,110 @@
+package summarize
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// words is n words of text made from seed; with edit, one is changed.
+func words(seed, n int, edit bool) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = fmt.Sprintf("w%d", (i*7919+seed*104729)%997)
+	}
+	if edit {
+		w[n/2] = "edited"
+	}
+	return strings.Join(w, " ")
+}
+
+// page is one page summarized in a test: its text, the canonical its
+// HTML names, the canonical its Link header named, whether it is
+// noindex; and what it must become: a duplicate of want ("" for an
+// original), exactly or not.
+type page struct {
+	url, text, htmlCanonical, headerCanonical string
+	noindex                                   bool
+	want                                      string
+	exact                                     bool
+}
+
+// TestNearAndCanonicalDuplicates: the summarizer marks a page as a
+// duplicate of another URL's original when the texts are the same, when
+// they are within crawl.NearDistance by SimHash, or when the page names
+// the other as canonical (in its HTML or an HTTP Link header); a short
+// text, an unrelated one, or a canonical that is not (yet) an original
+// leaves the page an original.
+func TestNearAndCanonicalDuplicates(t *testing.T) {
+	const a, b, x = "http://example.com/a", "http://example.com/b", "http://example.com/x"
+	long, edited, other := words(1, 400, false), words(1, 400, true), words(2, 400, false)
+	tests := []struct {
+		name  string
+		pages []page
+	}{
+		{"the same text", []page{{url: a, text: long}, {url: b, text: long, want: a, exact: true}}},
+		{"one word changed in 400", []page{{url: a, text: long}, {url: b, text: edited, want: a}}},
+		{"unrelated text", []page{{url: a, text: long}, {url: b, text: other}}},
+		{"short texts one word apart are not near", []page{{url: a, text: words(1, 30, false)}, {url: b, text: words(1, 30, true)}}},
+		{"rel=canonical names a crawled page", []page{{url: a, text: long}, {url: b, text: other, htmlCanonical: a, want: a}}},
+		{"Link header canonical", []page{{url: a, text: long}, {url: b, text: other, headerCanonical: a, want: a}}},
+		{"the HTML canonical overrides the header", []page{{url: a, text: long}, {url: x, text: words(3, 400, false)},
+			{url: b, text: other, headerCanonical: a, htmlCanonical: x, want: x}}},
+		{"canonical not crawled yet", []page{{url: b, text: other, htmlCanonical: a}, {url: a, text: long}}},
+		{"canonical names a noindex page", []page{{url: a, text: long, noindex: true}, {url: b, text: other, htmlCanonical: a}}},
+		{"canonical names a duplicate", []page{{url: x, text: long}, {url: a, text: long, want: x, exact: true},
+			{url: b, text: other, htmlCanonical: a}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := t.Context()
+			db := openStore(t)
+			s := New(db, nil, Config{}, slog.New(slog.DiscardHandler))
+			for i, p := range tt.pages {
+				size := int64(len(p.text))
+				cr := crawl.Crawl{
+					Log: crawl.CrawlLog{AgentUUID: "agent", URL: p.url, CrawlType: crawl.CrawlFirst, CrawlUUID: fmt.Sprint("c", i),
+						TimeStarted: int64(100 + i), ExitCode: crawl.ExitComplete},
+					File: &crawl.File{URL: p.url, MIMEType: "text/html", FileSize: &size, BodyKey: crawl.BodyKey([]byte(p.text))},
+				}
+				if p.headerCanonical != "" {
+					cr.File.CanonicalURL = &p.headerCanonical
+				}
+				code, at := crawl.ExitComplete, int64(100+i)
+				if err := db.PutCandidate(ctx, crawl.Candidate{URL: p.url, Host: "example.com", CrawlType: crawl.CrawlFirst,
+					State: crawl.StateCrawled, LastCrawlTime: &at, LastCrawlExitCode: &code, LastContentfulCrawlTime: &at}); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.RecordCrawl(ctx, cr, nil); err != nil {
+					t.Fatal(err)
+				}
+				doc := &crawl.Document{URL: p.url, Text: crawl.TextPile{Text: p.text}, NoIndex: p.noindex}
+				if p.htmlCanonical != "" {
+					doc.CanonicalURL = &p.htmlCanonical
+				}
+				if err := s.HandleDocument(ctx, crawl.SummarizeTask{URL: p.url, CrawlUUID: cr.Log.CrawlUUID}, doc); err != nil {
+					t.Fatalf("summarize %s: %v", p.url, err)
+				}
+			}
+			for _, p := range tt.pages {
+				st, err := db.Status(ctx, p.url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				g := st.Generation
+				if g == nil {
+					t.Fatalf("%s: no generation", p.url)
+				}
+				if got := map[bool]string{true: g.DuplicateOf}[g.MarkedDuplicate]; got != p.want {
+					t.Errorf("%s: duplicate of %q, want %q", p.url, got, p.want)
+				}
+				if p.want != "" && (st.ExactDuplicate != p.exact || st.Status != crawl.StatusDuplicate) {
+					t.Errorf("%s: status %q, exact-duplicate %v; want duplicate, exact %v", p.url, st.Status, st.ExactDuplicate, p.exact)
+				}
+			}
+		})
+	}
+}
