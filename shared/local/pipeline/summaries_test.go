@@ -75,6 +75,16 @@ lamp --status</code></pre>
 	dupPage = `<!DOCTYPE html><html lang="en"><head><title>Tide tables</title></head>
 <body><p>The narwhal tide table is printed twice.</p></body></html>`
 
+	// The article of two mirror pages that differ only in their
+	// chrome: near duplicates (the same content, so SimHash distance
+	// 0), not exact ones (the chrome is part of the text pile).
+	mirrorArticle = `<main><h1>Lighthouse keeping</h1><p>The keeper of the harbour light climbs the
+spiral stair each evening, trims the wick, polishes the great lens and winds the clockwork that turns
+it. Through the night the beam sweeps the bay every ten seconds, and the keeper writes the weather,
+the ships that pass and the hours of fog in the logbook. At dawn the lamp is put out, the curtains
+are drawn around the lens to keep the sun from it, and the keeper sleeps until the afternoon, when
+the brass must be cleaned again and the oil tank filled for the next night.</p></main>`
+
 	noindexPage = `<!DOCTYPE html><html lang="en"><head><title>Private</title>
 <meta name="robots" content="noindex"></head>
 <body><p>The okapi log is not for search engines.</p></body></html>`
@@ -98,6 +108,7 @@ lamp --status</code></pre>
 <li><a href="/dup-a.html">dup a</a></li><li><a href="/dup-b.html">dup b</a></li>
 <li><a href="/noindex.html">noindex</a></li><li><a href="/stable.html">stable</a></li>
 <li><a href="/etag.html">etag</a></li><li><a href="/changing.html">changing</a></li>
+<li><a href="/mirror-a.html">mirror a</a></li><li><a href="/mirror-b.html">mirror b</a></li>
 </ul></body></html>`
 )
 
@@ -151,6 +162,13 @@ func newSummarySite(t *testing.T) *summarySite {
 			html(linksPage)
 		case "/dup-a.html", "/dup-b.html":
 			html(dupPage)
+		case "/mirror-a.html":
+			html(`<!DOCTYPE html><html lang="en"><head><title>Keeping</title></head><body>
+<nav><a href="/">Harbour home</a></nav>` + mirrorArticle + `<footer>Mirror A, updated daily</footer></body></html>`)
+		case "/mirror-b.html":
+			html(`<!DOCTYPE html><html lang="en"><head><title>Keeping</title></head><body>
+<nav><a href="/">Coast guard archive</a> <a href="/about.html">about</a></nav>` + mirrorArticle +
+				`<footer>Mirror B, kept by the coast guard</footer></body></html>`)
 		case "/noindex.html":
 			html(noindexPage)
 		case "/stable.html":
@@ -380,6 +398,25 @@ func TestSummariesLikeTheSeed(t *testing.T) {
 		var code crawl.ExitCode
 		if err := db.QueryRow(`SELECT exit_code FROM crawl_summary WHERE entity_generation_id=?`, dup.id).Scan(&code); err != nil || code != crawl.ExitDuplicate {
 			t.Errorf("crawl_summary of the duplicate: exit %v (%v), want duplicate", code, err)
+		}
+	})
+
+	t.Run("near duplicates", func(t *testing.T) {
+		a, b := only("/mirror-a.html"), only("/mirror-b.html")
+		if !a.pile.Valid || !b.pile.Valid || a.pile == b.pile {
+			t.Errorf("mirrors with other chrome have text piles %v and %v, want one each", a.pile, b.pile)
+		}
+		if a.duplicate == b.duplicate {
+			t.Fatalf("marked_duplicate: a %v, b %v; want exactly one", a.duplicate, b.duplicate)
+		}
+		orig, dup := a, b
+		if a.duplicate {
+			orig, dup = b, a
+		}
+		var of int64
+		if err := db.QueryRow(`SELECT duplicate_of_entity_generation_id FROM duplicate_summary
+			WHERE subject_entity_generation_id=? AND duplicate_status_end_unix_utc IS NULL`, dup.id).Scan(&of); err != nil || of != orig.id {
+			t.Errorf("duplicate_summary: duplicate of %d (%v), want %d", of, err, orig.id)
 		}
 	})
 

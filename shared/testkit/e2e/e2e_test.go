@@ -186,7 +186,7 @@ func TestDeployedStack(t *testing.T) {
 		for _, h := range site.hits() {
 			counts[h.Path]++
 		}
-		want := append(append(append([]string{"/robots.txt", "/files/notes.txt", "/missing.html"}, pages...), dups...), chain...)
+		want := append(append(append(append([]string{"/robots.txt", "/files/notes.txt", "/missing.html"}, pages...), dups...), mirrors...), chain...)
 		for _, p := range want {
 			if counts[p] != 1 {
 				t.Errorf("%s requested %d times, want once", p, counts[p])
@@ -269,6 +269,27 @@ func TestDeployedStack(t *testing.T) {
 			t.Errorf("duplicate %s: %+v %+v; want an exact duplicate of %s", dup.URL, dup, dup.Generation, orig.URL)
 		}
 		if orig.ExactDuplicate || orig.Status != crawl.StatusComplete || orig.Generation.MarkedDuplicate {
+			t.Errorf("original %s: %+v %+v; want complete, not a duplicate", orig.URL, orig, orig.Generation)
+		}
+	})
+	t.Run("near duplicates", func(t *testing.T) {
+		// The mirrors' content is the same, their chrome is not: one is
+		// the other's duplicate, found by SimHash, and not an exact one.
+		var st [2]crawl.URLStatus
+		for i, p := range mirrors {
+			var err error
+			if st[i], err = s.db.Status(ctx, u(p)); err != nil || st[i].Generation == nil {
+				t.Fatalf("%s: status %+v, %v", p, st[i], err)
+			}
+		}
+		dup, orig := st[1], st[0]
+		if st[0].Generation.MarkedDuplicate {
+			dup, orig = st[0], st[1]
+		}
+		if dup.ExactDuplicate || dup.Status != crawl.StatusDuplicate || dup.Generation.DuplicateOf != orig.URL || !dup.Generation.MarkedDuplicate {
+			t.Errorf("near duplicate %s: %+v %+v; want a duplicate of %s, not exact", dup.URL, dup, dup.Generation, orig.URL)
+		}
+		if orig.Status != crawl.StatusComplete || orig.Generation.MarkedDuplicate {
 			t.Errorf("original %s: %+v %+v; want complete, not a duplicate", orig.URL, orig, orig.Generation)
 		}
 	})

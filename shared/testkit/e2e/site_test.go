@@ -38,13 +38,23 @@ var lastModified = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 var (
 	pages = []string{"/", "/a.html", "/b.html", "/changing.html", "/chain/end.html"}
 	dups  = []string{"/dup-a.html", "/dup-b.html"}
-	chain = []string{"/chain/1", "/chain/2", "/chain/end.html"}
+	// mirrors are one article behind two sets of chrome: near
+	// duplicates, not exact ones.
+	mirrors = []string{"/mirror-a.html", "/mirror-b.html"}
+	chain   = []string{"/chain/1", "/chain/2", "/chain/end.html"}
 	// validated are the paths served with an ETag: a recrawl asks for them
 	// conditionally.
-	validated = append(append([]string{"/files/notes.txt"}, pages...), dups...)
+	validated = append(append(append([]string{"/files/notes.txt"}, pages...), dups...), mirrors...)
 )
 
 const disallowed = "/private/secret.html"
+
+// mirrorText is the mirrors' article: long enough for a SimHash.
+const mirrorText = `The keeper of the harbour light climbs the spiral stair each evening, trims the wick,
+polishes the great lens and winds the clockwork that turns it. Through the night the beam sweeps the bay
+every ten seconds, and the keeper writes the weather, the ships that pass and the hours of fog in the
+logbook. At dawn the lamp is put out, the curtains are drawn around the lens to keep the sun from it, and
+the keeper sleeps until the afternoon, when the brass is cleaned again and the oil tank filled.`
 
 // newSite starts the site on 127.0.0.1, where functions that run as
 // host processes (ministack) reach it. Functions in containers
@@ -104,13 +114,18 @@ func (s *site) body(path string) (body, etag, ctype string, ok bool) {
 	case "/":
 		return page("Harbour home", "Welcome to the harbour of the end-to-end test.",
 			"a.html", "/b.html", "/dup-a.html", "/chain/1", disallowed, "/missing.html",
-			"/changing.html", "/files/notes.txt"), `"home-1"`, html, true
+			"/changing.html", "/files/notes.txt", "/mirror-a.html", "/mirror-b.html"), `"home-1"`, html, true
 	case "/a.html":
 		return page("Anchors", "Anchors hold the tugboat zephyrine at berth.", "b.html", "/"), `"a-1"`, html, true
 	case "/b.html":
 		return page("Buoys", "Buoys mark the channel by the breakwater.", "a.html", "/dup-b.html"), `"b-1"`, html, true
 	case "/dup-a.html", "/dup-b.html":
 		return page("Tide table", "High water at dawn, low water at dusk."), `"dup-1"`, html, true
+	case "/mirror-a.html", "/mirror-b.html":
+		chrome := map[string]string{"/mirror-a.html": "Harbour mirror, updated daily", "/mirror-b.html": "Coast guard archive copy"}[path]
+		return "<!doctype html><html lang=en><head><title>Keeping the light</title></head><body><nav>" + chrome +
+			"</nav><main><h1>Keeping the light</h1><p>" + mirrorText + "</p></main><footer>" + chrome +
+			"</footer></body></html>\n", `"mirror-1"`, html, true
 	case "/chain/end.html":
 		return page("End of the chain", "The redirects end at the lock gate."), `"end-1"`, html, true
 	case "/changing.html":
