@@ -84,7 +84,11 @@ type extractor struct {
 	hosts    map[string]crawl.Locality // a link host's locality, see locality
 	texts    map[string]*string        // short link texts, shared (see intern)
 
-	fields    [6]strings.Builder // text, secondary, big, small, code, quote
+	fields    [6][]byte // text, secondary, big, small, code, quote
+	chars     int       // bytes of text in the content fields (not secondary), see blocks.go
+	linkChars int       // of which link text
+	headChars int       // of which headings
+	removed   int       // bytes of text the block classifier moved to secondary
 	title     string
 	ogTitle   string
 	siteName  string
@@ -181,6 +185,11 @@ func (e *extractor) walk(n *html.Node, st state) {
 			e.breakAll()
 		}
 		inner := e.element(n, st)
+		judge := judges(n, st, inner)
+		var m blockMark
+		if judge {
+			m = e.mark()
+		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			e.walk(c, inner)
 		}
@@ -194,6 +203,9 @@ func (e *extractor) walk(n *html.Node, st state) {
 			// An inline element with a field of its own (<code>, <q>)
 			// ended: its text is not run together with the next one's.
 			e.endLine(f)
+		}
+		if judge {
+			e.judge(m)
 		}
 		return
 	}
@@ -535,7 +547,18 @@ func (e *extractor) text(s string, st state) {
 	if st.link != nil {
 		st.link.text.WriteString(s)
 	}
-	e.fields[st.field()].WriteString(s) // whitespace is normalized in finish
+	f := st.field()
+	if f != fSecondary {
+		n := len(strings.TrimSpace(s))
+		e.chars += n
+		if st.link != nil {
+			e.linkChars += n
+		}
+		if f == fBig || f == fSmall {
+			e.headChars += n
+		}
+	}
+	e.fields[f] = append(e.fields[f], s...) // whitespace is normalized in finish
 }
 
 // field returns which text pile field text in this state goes to.
@@ -586,21 +609,20 @@ func (e *extractor) breakAll() {
 
 // endLine ends the current line of one field.
 func (e *extractor) endLine(f int) {
-	b := &e.fields[f]
-	if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-		b.WriteByte('\n')
+	if b := e.fields[f]; len(b) > 0 && b[len(b)-1] != '\n' {
+		e.fields[f] = append(b, '\n')
 	}
 }
 
 func (e *extractor) finish(contentLanguage string) {
 	d := e.doc
 	p := &d.Text
-	p.Text = normalizeBlock(e.fields[fText].String())
-	p.SecondaryText = normalizeBlock(e.fields[fSecondary].String())
-	p.BigHeadlines = normalizeBlock(e.fields[fBig].String())
-	p.SmallHeadlines = normalizeBlock(e.fields[fSmall].String())
-	p.CodeText = normalizeCode(e.fields[fCode].String())
-	p.QuoteText = normalizeBlock(e.fields[fQuote].String())
+	p.Text = normalizeBlock(string(e.fields[fText]))
+	p.SecondaryText = normalizeBlock(string(e.fields[fSecondary]))
+	p.BigHeadlines = normalizeBlock(string(e.fields[fBig]))
+	p.SmallHeadlines = normalizeBlock(string(e.fields[fSmall]))
+	p.CodeText = normalizeCode(string(e.fields[fCode]))
+	p.QuoteText = normalizeBlock(string(e.fields[fQuote]))
 	p.Digest = p.ComputeDigest()
 
 	if e.title != "" {

@@ -20,6 +20,8 @@ func FuzzExtract(f *testing.F) {
 		`<meta name="robots" content="noindex,nofollow"><link rel="canonical" href="/c"><img src="i.png" alt="i">`,
 		`<script type="application/ld+json">{"datePublished":"2024-01-02"}</script><time datetime="2024-05-06">x</time>`,
 		"\xff\xfe<\x00p\x00>\x00",
+		`<div role="main"><h1>T</h1><div><h3>Menu</h3><ul><li><a href="/a">a</a><ul><li><a href="/b">b</a></li></ul></li></ul></div>` +
+			`<table><tr><td><a href="/c"><code>c()</code></a></td><td><p>Text <a href="#x">x</a>.</p></td></tr></table></div>`,
 	} {
 		f.Add(s)
 	}
