@@ -15,50 +15,89 @@ import (
 // the same moment by one process (the embedded home's parsers run in
 // parallel), end up as one original and the rest its duplicates, never
 // as several originals that each missed the others.
+// Near copies (the same content behind other chrome) and pages naming
+// one canonical are held apart the same way.
 func TestCopiesSummarizedAtOnce(t *testing.T) {
 	ctx := context.Background()
-	for round := range 5 {
-		t.Run(fmt.Sprint("round ", round), func(t *testing.T) {
-			db := openStore(t)
-			const copies = 8
-			tasks := make([]crawl.SummarizeTask, copies)
-			for i := range tasks {
-				u := fmt.Sprintf("http://example.com/copy-%d", i)
-				body := fmt.Sprintf("<p>the same words</p><!-- %d -->", i)
-				size := int64(len(body))
-				cr := crawl.Crawl{
-					Log: crawl.CrawlLog{AgentUUID: "agent", URL: u, CrawlType: crawl.CrawlFirst, CrawlUUID: fmt.Sprint("c", i),
-						TimeStarted: 100, ExitCode: crawl.ExitComplete},
-					File: &crawl.File{URL: u, MIMEType: "text/html", FileSize: &size, BodyKey: crawl.BodyKey([]byte(body))},
+	long := words(1, 300, false)
+	kinds := []struct {
+		name string
+		doc  func(i int) crawl.Document
+	}{
+		{"exact", func(int) crawl.Document { return crawl.Document{Text: crawl.TextPile{Text: "the same words"}} }},
+		{"near", func(i int) crawl.Document {
+			return crawl.Document{Text: crawl.TextPile{Text: long, SecondaryText: fmt.Sprint("mirror ", i)}}
+		}},
+	}
+	for _, kind := range kinds {
+		for round := range 5 {
+			t.Run(fmt.Sprint(kind.name, " round ", round), func(t *testing.T) {
+				db := openStore(t)
+				const copies = 8
+				tasks := make([]crawl.SummarizeTask, copies)
+				for i := range tasks {
+					u := fmt.Sprintf("http://example.com/copy-%d", i)
+					body := fmt.Sprintf("<p>the same words</p><!-- %d -->", i)
+					size := int64(len(body))
+					cr := crawl.Crawl{
+						Log: crawl.CrawlLog{AgentUUID: "agent", URL: u, CrawlType: crawl.CrawlFirst, CrawlUUID: fmt.Sprint("c", i),
+							TimeStarted: 100, ExitCode: crawl.ExitComplete},
+						File: &crawl.File{URL: u, MIMEType: "text/html", FileSize: &size, BodyKey: crawl.BodyKey([]byte(body))},
+					}
+					if _, err := db.RecordCrawl(ctx, cr, nil); err != nil {
+						t.Fatal(err)
+					}
+					tasks[i] = crawl.SummarizeTask{URL: u, CrawlUUID: cr.Log.CrawlUUID}
 				}
-				if _, err := db.RecordCrawl(ctx, cr, nil); err != nil {
+				s := New(db, nil, Config{}, slog.New(slog.DiscardHandler))
+				var wg sync.WaitGroup
+				start := make(chan struct{})
+				for i, task := range tasks {
+					wg.Go(func() {
+						<-start
+						doc := kind.doc(i)
+						doc.URL = task.URL
+						if err := s.HandleDocument(ctx, task, &doc); err != nil {
+							t.Errorf("summarize %s: %v", task.URL, err)
+						}
+					})
+				}
+				close(start)
+				wg.Wait()
+				var originals, duplicates int
+				if err := db.SQL().QueryRow(`SELECT count(*) FILTER (WHERE marked_duplicate=0), count(*) FILTER (WHERE marked_duplicate=1)
+				FROM entity_generation`).Scan(&originals, &duplicates); err != nil {
 					t.Fatal(err)
 				}
-				tasks[i] = crawl.SummarizeTask{URL: u, CrawlUUID: cr.Log.CrawlUUID}
-			}
-			s := New(db, nil, Config{}, slog.New(slog.DiscardHandler))
-			var wg sync.WaitGroup
-			start := make(chan struct{})
-			for _, task := range tasks {
-				wg.Go(func() {
-					<-start
-					doc := &crawl.Document{URL: task.URL, Text: crawl.TextPile{Text: "the same words"}}
-					if err := s.HandleDocument(ctx, task, doc); err != nil {
-						t.Errorf("summarize %s: %v", task.URL, err)
-					}
-				})
-			}
-			close(start)
-			wg.Wait()
-			var originals, duplicates int
-			if err := db.SQL().QueryRow(`SELECT count(*) FILTER (WHERE marked_duplicate=0), count(*) FILTER (WHERE marked_duplicate=1)
-				FROM entity_generation`).Scan(&originals, &duplicates); err != nil {
-				t.Fatal(err)
-			}
-			if originals != 1 || duplicates != copies-1 {
-				t.Errorf("%d originals and %d duplicates, want 1 and %d", originals, duplicates, copies-1)
-			}
-		})
+				if originals != 1 || duplicates != copies-1 {
+					t.Errorf("%d originals and %d duplicates, want 1 and %d", originals, duplicates, copies-1)
+				}
+			})
+		}
+	}
+}
+
+// TestLockAllCrosswise: callers locking overlapping keys, listed in
+// opposite orders, all finish (the keys are taken in one order).
+func TestLockAllCrosswise(t *testing.T) {
+	var k keyedLocks
+	var wg sync.WaitGroup
+	for i := range 50 {
+		keys := []string{"a", "b", "c"}
+		if i%2 == 1 {
+			keys = []string{"c", "b", "a", "a"}
+		}
+		wg.Go(func() { k.lockAll(keys)() })
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("lockAll callers still waiting after 10 s")
+	}
+	if len(k.m) != 0 {
+		t.Errorf("%d locks left after every caller is done", len(k.m))
 	}
 }
 

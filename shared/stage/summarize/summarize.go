@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 
@@ -51,12 +52,13 @@ type Summarizer struct {
 	log   *slog.Logger
 
 	// sameText serializes, within this process, the summaries of pages
-	// with the same text: planned at once, two copies of one text would
-	// each find no original and both become one. In the embedded home
-	// every summary runs in this process, so of two identical pages
-	// exactly one is the other's duplicate; across Lambda instances the
-	// race remains (docs/aws.md). Keyed by the exact digest: summaries of
-	// different texts never wait on each other (they may hold the lock
+	// that may duplicate each other: planned at once, two copies of one
+	// text would each find no original and both become one. In the
+	// embedded home every summary runs in this process, so of two
+	// identical pages exactly one is the other's duplicate; across
+	// Lambda instances the race remains (docs/aws.md). Keyed by what a
+	// duplicate shares with its original (sameTextKeys): summaries of
+	// unrelated texts never wait on each other (they may hold the lock
 	// while the store waits for its batch, see warc.Packer).
 	sameText keyedLocks
 }
@@ -105,14 +107,20 @@ func (s *Summarizer) HandleDocument(ctx context.Context, t crawl.SummarizeTask, 
 }
 
 func (s *Summarizer) summarize(ctx context.Context, t crawl.SummarizeTask, cr crawl.Crawl, doc *crawl.Document) error {
+	var simhash uint64
 	if doc != nil && !doc.Text.Empty() {
 		if len(doc.Text.Digest) == 0 {
 			doc.Text.Digest = doc.Text.ComputeDigest()
 		}
-		defer s.sameText.lock(string(doc.Text.Digest))()
+		simhash, _ = doc.Text.SimHash()
+		canonical := doc.CanonicalURL
+		if canonical == nil && cr.File != nil {
+			canonical = cr.File.CanonicalURL // from a Link header
+		}
+		defer s.sameText.lockAll(sameTextKeys(t.URL, doc.Text.Digest, simhash, canonical))()
 	}
 	for attempt := 0; ; attempt++ {
-		u, err := s.plan(ctx, cr, doc)
+		u, err := s.plan(ctx, cr, doc, simhash)
 		if err != nil {
 			return err
 		}
@@ -125,7 +133,7 @@ func (s *Summarizer) summarize(ctx context.Context, t crawl.SummarizeTask, cr cr
 }
 
 // plan decides what the crawl changes.
-func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Document) (crawl.SummaryUpdate, error) {
+func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Document, simhash uint64) (crawl.SummaryUpdate, error) {
 	l := cr.Log
 	u := crawl.SummaryUpdate{
 		URL: l.URL, SeenAt: l.TimeStarted,
@@ -166,7 +174,7 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 			}
 		}
 	case code.Contentful() && cr.File != nil:
-		if err := s.place(ctx, &u, open, s.fileGeneration(cr, doc)); err != nil {
+		if err := s.place(ctx, &u, open, s.fileGeneration(cr, doc, simhash)); err != nil {
 			return u, err
 		}
 	case code == crawl.ExitRedirect && cr.Redirect != nil:
@@ -262,7 +270,7 @@ func textDigest(contentKey string) ([]byte, bool) {
 // fileGeneration builds the generation a contentful crawl would open.
 // Its content is identified by the text pile's digest when the body was
 // parsed, else by the body's hash.
-func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document) *crawl.NewGeneration {
+func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document, simhash uint64) *crawl.NewGeneration {
 	l, f := cr.Log, cr.File
 	mt := f.MIMEType
 	ng := &crawl.NewGeneration{
@@ -280,9 +288,7 @@ func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document) *crawl.
 	}
 	ng.TextPile = &pile
 	ng.ContentKey = "text:" + hex.EncodeToString(pile.Digest)
-	if h, ok := pile.SimHash(); ok {
-		ng.SimHash = h
-	}
+	ng.SimHash = simhash
 	ng.NoIndex = doc.NoIndex
 	if doc.CanonicalURL != nil {
 		ng.File.CanonicalURL = doc.CanonicalURL
@@ -319,6 +325,37 @@ func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document) *crawl.
 		ng.Tokens = Tokens(pile)
 	}
 	return ng
+}
+
+// sameTextKeys are the locks a summary of url holds: its text's digest
+// (exact copies), its SimHash's four bands (a near copy shares one), its
+// own URL and the canonical URL it names (a page and its canonical).
+func sameTextKeys(url string, digest []byte, simhash uint64, canonical *string) []string {
+	keys := []string{"text " + string(digest), "url " + url}
+	if simhash != 0 {
+		for i, b := range crawl.SimHashBands(simhash) {
+			keys = append(keys, fmt.Sprintf("band%d %04x", i, b))
+		}
+	}
+	if canonical != nil {
+		keys = append(keys, "url "+*canonical)
+	}
+	return keys
+}
+
+// lockAll locks every key, in sorted order (so that two callers sharing
+// keys never wait on each other crosswise), and returns their unlock.
+func (k *keyedLocks) lockAll(keys []string) func() {
+	keys = slices.Compact(slices.Sorted(slices.Values(keys)))
+	unlocks := make([]func(), len(keys))
+	for i, key := range keys {
+		unlocks[i] = k.lock(key)
+	}
+	return func() {
+		for i := len(unlocks) - 1; i >= 0; i-- {
+			unlocks[i]()
+		}
+	}
 }
 
 // keyedLocks is a mutex per key, made when a key is first locked and
