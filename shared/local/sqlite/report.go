@@ -86,10 +86,13 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 // It ranks as crawl/search.go says, with FTS5: the words are matched in
 // every column but secondary_text (a page's navigation, sidebars and
 // footers), and the title bonus comes from a subquery per word on the
-// title column.
+// title column. Two additions are this store's only (see
+// searchquery.go): a plural word also matches its singular, and pages
+// where neighbouring words of the query stand close together gain a
+// proximity bonus, from a subquery per pair of words.
 func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.SearchHit, error) {
-	terms := queryTerms(query)
-	if len(terms) == 0 {
+	words := queryWords(query)
+	if len(words) == 0 {
 		return nil, crawl.E("search", crawl.KindInvalid, fmt.Errorf("empty query"))
 	}
 	if d.w != nil {
@@ -99,19 +102,32 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 			return nil, fmt.Errorf("search %q: %w", query, err)
 		}
 	}
-	var inTitle []string
+	const (
+		content = "{title description text big_headlines small_headlines code_text quote_text} : "
+		matches = `(f.text_pile_id IN (SELECT text_pile_id FROM full_text_entity_index WHERE full_text_entity_index MATCH ?))`
+	)
+	var inTitle, near, all []string
 	var args []any
-	for _, t := range terms {
-		inTitle = append(inTitle, `(f.text_pile_id IN (SELECT text_pile_id FROM full_text_entity_index WHERE full_text_entity_index MATCH ?))`)
-		args = append(args, "{title} : "+t)
+	for _, w := range words {
+		inTitle = append(inTitle, matches)
+		args = append(args, "{title} : "+w.match())
+		all = append(all, w...)
 	}
-	args = append(args, crawl.SearchTitleBonus, float64(len(terms)),
-		"{title description text big_headlines small_headlines code_text quote_text} : ("+strings.Join(terms, " OR ")+")", limit)
+	args = append(args, crawl.SearchTitleBonus, float64(len(words)))
+	for i := 1; i < len(words); i++ {
+		near = append(near, matches)
+		args = append(args, content+nearMatch(words[i-1], words[i], searchProximityWindow))
+	}
+	if len(near) == 0 {
+		near = append(near, "0")
+	}
+	args = append(args, searchProximityBonus, float64(max(1, len(words)-1)), content+"("+strings.Join(all, " OR ")+")", limit)
 	// bm25 weights in column order: text_pile_id, any, title, description,
 	// text, secondary_text, big_headlines, small_headlines, code_text, quote_text.
 	rows, err := d.db.QueryContext(ctx, `SELECT u.url, coalesce(dd.title, ''),
 		snippet(full_text_entity_index, 4, '[', ']', '…', 16),
-		-bm25(full_text_entity_index, 0, 0, 10, 4, 1, 0.5, 5, 3, 1, 1) + (`+strings.Join(inTitle, " + ")+`) * ? / ? AS score
+		-bm25(full_text_entity_index, 0, 0, 10, 4, 1, 0.5, 5, 3, 1, 1) + (`+strings.Join(inTitle, " + ")+`) * ? / ?
+		+ (`+strings.Join(near, " + ")+`) * ? / ? AS score
 		FROM full_text_entity_index f
 		JOIN entity_generation g ON g.text_pile_id=f.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND g.marked_duplicate=0
 		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
@@ -131,23 +147,6 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 		out = append(out, h)
 	}
 	return out, rows.Err()
-}
-
-// queryTerms are a query's words, each quoted for FTS5, without the
-// common English words unless nothing else is left.
-func queryTerms(s string) []string {
-	var all, kept []string
-	for _, w := range strings.Fields(s) {
-		q := `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
-		all = append(all, q)
-		if !crawl.StopWord(strings.ToLower(w)) {
-			kept = append(kept, q)
-		}
-	}
-	if len(kept) == 0 {
-		kept = all
-	}
-	return kept[:min(len(kept), crawl.MaxQueryTerms)]
 }
 
 // OutcomeCounts returns, for the crawls logged by the given agents (all

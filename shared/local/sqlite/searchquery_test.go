@@ -1,0 +1,43 @@
+package sqlite
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestQueryWords(t *testing.T) {
+	for _, tt := range []struct {
+		query string
+		want  []queryWord
+	}{
+		{"lock between threads", []queryWord{{`"lock"`}, {`"between"`}, {`"threads"`, `"thread"`}}},
+		{"sort a list of dictionaries", []queryWord{{`"sort"`}, {`"list"`}, {`"dictionaries"`, `"dictionary"`}}},
+		{"the classes", []queryWord{{`"classes"`, `"class"`}}},
+		{"at the", []queryWord{{`"at"`}, {`"the"`}}},
+		{`say "hi"`, []queryWord{{`"say"`}, {`"""hi"""`}}},
+		{"   ", nil},
+	} {
+		if got := queryWords(tt.query); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("queryWords(%q) = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+}
+
+func TestSingular(t *testing.T) {
+	for w, want := range map[string]string{
+		"threads": "thread", "Breakpoints": "breakpoint", "dictionaries": "dictionary", "classes": "class",
+		"boxes": "box", "matches": "match", "uses": "use",
+		"class": "", "status": "", "analysis": "", "its": "", "key": "", "f-strings": "", "3.11s": "",
+	} {
+		if got := singular(w); got != want {
+			t.Errorf("singular(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
+
+func TestNearMatch(t *testing.T) {
+	got := nearMatch(queryWord{`"copy"`}, queryWord{`"files"`, `"file"`}, 2)
+	if want := `(NEAR("copy" "files", 2) OR NEAR("copy" "file", 2))`; got != want {
+		t.Errorf("nearMatch = %s, want %s", got, want)
+	}
+}
