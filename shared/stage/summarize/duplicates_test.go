@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/blobfs"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // TestCopiesSummarizedAtOnce: pages with the same text, summarized at
@@ -129,4 +131,42 @@ func TestKeyedLocks(t *testing.T) {
 	if len(k.m) != 0 {
 		t.Errorf("%d locks left after every user is done", len(k.m))
 	}
+}
+
+// TestWaitingStepsOutOfTheBatch: a summary waiting for another's lock
+// leaves the blob store's batch while it waits, so the holder's record
+// is written at once rather than after the batch's MaxWait.
+func TestWaitingStepsOutOfTheBatch(t *testing.T) {
+	dir := t.TempDir()
+	objects, err := blobfs.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	packer := warc.NewPacker(objects, warc.PackConfig{Prefix: "piles/", MaxWait: time.Hour})
+	s := New(nil, packer, Config{}, slog.New(slog.DiscardHandler))
+	packer.Enter() // the holder
+	unlock := s.sameText.lockAll([]string{"text same"})
+	waiterIn := make(chan struct{})
+	go func() {
+		packer.Enter() // the waiter, in the same batch
+		close(waiterIn)
+		s.sameText.lockAll([]string{"text same"})()
+		packer.Leave()
+	}()
+	<-waiterIn
+	kept := make(chan error, 1)
+	go func() {
+		_, err := packer.KeepResource(t.Context(), "urn:x", "text/plain", []byte("pile"))
+		kept <- err
+	}()
+	select {
+	case err := <-kept:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the holder's record still waits for the batch while the other summary waits for its lock")
+	}
+	unlock()
+	packer.Leave()
 }

@@ -63,9 +63,26 @@ type Summarizer struct {
 	sameText keyedLocks
 }
 
+// batcher is a blob store that writes the records of the summaries
+// working at once together (warc.Packer): it waits until each has
+// either handed in its record or left. A summary waiting for another's
+// lock steps out of the batch meanwhile, so that the others' records
+// are not held back for it.
+type batcher interface {
+	Enter()
+	Leave()
+}
+
 // New returns a summarize stage.
 func New(store Store, blobs Blobs, cfg Config, log *slog.Logger) *Summarizer {
-	return &Summarizer{store: store, blobs: blobs, cfg: cfg, log: log}
+	s := &Summarizer{store: store, blobs: blobs, cfg: cfg, log: log}
+	if b, ok := blobs.(batcher); ok {
+		s.sameText.waiting = func() func() {
+			b.Leave()
+			return b.Enter
+		}
+	}
+	return s
 }
 
 // Handle summarizes one crawl; a crawl already summarized is left alone.
@@ -363,6 +380,9 @@ func (k *keyedLocks) lockAll(keys []string) func() {
 type keyedLocks struct {
 	mu sync.Mutex
 	m  map[string]*keyedLock
+	// waiting, if set, is called before waiting for a lock another
+	// holds; what it returns is called once the lock is taken.
+	waiting func() (taken func())
 }
 
 type keyedLock struct {
@@ -383,7 +403,12 @@ func (k *keyedLocks) lock(key string) func() {
 	}
 	l.users++
 	k.mu.Unlock()
-	l.Lock()
+	if !l.TryLock() {
+		if k.waiting != nil {
+			defer k.waiting()()
+		}
+		l.Lock()
+	}
 	return func() {
 		l.Unlock()
 		k.mu.Lock()

@@ -28,9 +28,10 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	s, c := e.Settings, e.Clients
 	// Text piles are packed in WARC files with the others summarized at
 	// once (the batch's records are handled together): one PUT a batch,
-	// not one a page. A summary waits at most a second for the others
-	// (one waiting for a copy of its text, which holds the text's lock,
-	// cannot join). The same packer reads parsed documents stored whole.
+	// not one a page. A summary waits at most a second for the others;
+	// one waiting for a possible copy's lock steps out of the batch
+	// meanwhile (summarize.New). The same packer reads parsed documents
+	// stored whole.
 	blobs := warc.NewPacker(s3blob.New(c.S3, s.Bucket), warc.PackConfig{Prefix: "piles/", Software: "serverless-crawler summarizer", MaxWait: time.Second})
 	db := dynamo.New(c.DynamoDB, s.Tables, dynamo.WithBlobs(blobs))
 	if _, err := s.RegisterAgent(ctx, db, "summarizer"); err != nil {
