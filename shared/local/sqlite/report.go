@@ -124,12 +124,17 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	args = append(args, searchProximityBonus, float64(max(1, len(words)-1)), content+"("+strings.Join(all, " OR ")+")", limit)
 	// bm25 weights in column order: text_pile_id, any, title, description,
 	// text, secondary_text, big_headlines, small_headlines, code_text, quote_text.
+	// The plan is fixed: the full-text match is the outer loop (CROSS
+	// JOIN) and each hit's generation is found by its text pile (the unary
+	// + keeps entity_generation_by_active out). Left to itself, SQLite
+	// 3.54 ran the match once per open generation: 2.4 s a query on the
+	// 526 pages of make eval, 20-60 ms this way.
 	rows, err := d.db.QueryContext(ctx, `SELECT u.url, coalesce(dd.title, ''),
 		snippet(full_text_entity_index, 4, '[', ']', '…', 16),
 		-bm25(full_text_entity_index, 0, 0, 10, 4, 1, 0.5, 5, 3, 1, 1) + (`+strings.Join(inTitle, " + ")+`) * ? / ?
 		+ (`+strings.Join(near, " + ")+`) * ? / ? AS score
 		FROM full_text_entity_index f
-		JOIN entity_generation g ON g.text_pile_id=f.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND g.marked_duplicate=0
+		CROSS JOIN entity_generation g ON g.text_pile_id=f.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND +g.marked_duplicate=0
 		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
 		JOIN url u ON u.url_id=g.url_id
 		LEFT JOIN document_description dd ON dd.entity_generation_id=g.entity_generation_id
