@@ -190,8 +190,8 @@ func headlines(ctx context.Context, db *sqlite.DB) (int, int, error) {
 
 // boilerplate is, for each open generation's text pile, the share of its
 // text the extractor set aside as page chrome (secondary_text: navigation,
-// headers, footers, sidebars, and what lies outside a page's main
-// landmark), in characters.
+// headers, footers, sidebars, what lies outside a page's main landmark,
+// and link-dense blocks), in characters.
 func boilerplate(ctx context.Context, db *sqlite.DB) ([]float64, error) {
 	rows, err := db.SQL().QueryContext(ctx, `SELECT length(p.secondary_text), length(p.text) + length(p.big_headlines) +
 		length(p.small_headlines) + length(p.code_text) + length(p.quote_text)

@@ -2,6 +2,8 @@ package parse
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -16,8 +18,10 @@ import (
 // out, so an introduction above a table of contents stays content while
 // the table goes (docs/design.md, "Documents").
 
-// LinkDenseShare is the share of a block's text, in bytes, that must be
-// link text for the block to be page chrome. Chosen with make eval
+// LinkDenseShare is the share of a block's letters and digits that must
+// be in link text for the block to be page chrome. Separators ("Home |
+// About", "A · B · C") are not counted: a bar of one-letter links is
+// all links. Chosen with make eval
 // (BENCHMARKS.md, "Search quality").
 const LinkDenseShare = 0.8
 
@@ -105,4 +109,25 @@ func (e *extractor) judge(m blockMark) {
 	if m.noSubMain {
 		e.subMain = ""
 	}
+}
+
+// wordChars counts the letters and digits in s.
+func wordChars(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+				n++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			n++
+		}
+		i += size
+	}
+	return n
 }

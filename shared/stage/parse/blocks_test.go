@@ -24,6 +24,12 @@ func TestExtractBlocks(t *testing.T) {
 			want: crawl.TextPile{Text: "The keeper lights the lamp at dusk.", SecondaryText: "Home | About | Blog"},
 		},
 		{
+			name: "separators do not count: a bar of one-letter links is chrome",
+			html: `<div class="jumpbox"><a href="#A">A</a> | <a href="#B">B</a> | <a href="#C">C</a> » <a href="#D">D</a></div>
+				<p>Entries by letter.</p>`,
+			want: crawl.TextPile{Text: "Entries by letter.", SecondaryText: "A | B | C » D"},
+		},
+		{
 			name: "a paragraph with a link in it is content",
 			html: `<p>The <a href="/keeper">keeper</a> lights the lamp at dusk, every day of the year.</p>`,
 			want: crawl.TextPile{Text: "The keeper lights the lamp at dusk, every day of the year."},
@@ -98,5 +104,20 @@ func TestExtractBlocks(t *testing.T) {
 				t.Errorf("headline %q, want %q", show(doc.Headline), tt.headline)
 			}
 		})
+	}
+}
+
+func TestWordChars(t *testing.T) {
+	for s, want := range map[string]int{
+		"":              0,
+		" | » · , ":     0,
+		"Home | About":  9,
+		"f-string, [1]": 8,
+		"Crème brûlée":  11,
+		"灯台は港の入り口に立って":  12,
+	} {
+		if got := wordChars(s); got != want {
+			t.Errorf("wordChars(%q) = %d, want %d", s, got, want)
+		}
 	}
 }

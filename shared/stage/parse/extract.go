@@ -85,10 +85,10 @@ type extractor struct {
 	texts    map[string]*string        // short link texts, shared (see intern)
 
 	fields    [6][]byte // text, secondary, big, small, code, quote
-	chars     int       // bytes of text in the content fields (not secondary), see blocks.go
+	chars     int       // letters and digits in the content fields (not secondary), see blocks.go
 	linkChars int       // of which link text
 	headChars int       // of which headings
-	removed   int       // bytes of text the block classifier moved to secondary
+	removed   int       // letters and digits the block classifier moved to secondary
 	title     string
 	ogTitle   string
 	siteName  string
@@ -549,7 +549,7 @@ func (e *extractor) text(s string, st state) {
 	}
 	f := st.field()
 	if f != fSecondary {
-		n := len(strings.TrimSpace(s))
+		n := wordChars(s)
 		e.chars += n
 		if st.link != nil {
 			e.linkChars += n
