@@ -580,6 +580,9 @@ func (st state) field() int {
 
 // spaceRuns turns every run of HTML whitespace into one space.
 func spaceRuns(s string) string {
+	if !hasSpaceRun(s) {
+		return s // most text nodes: nothing to copy
+	}
 	var b strings.Builder
 	space := false
 	for _, r := range s {
@@ -597,6 +600,22 @@ func spaceRuns(s string) string {
 		b.WriteByte(' ')
 	}
 	return b.String()
+}
+
+// hasSpaceRun reports whether s has HTML whitespace other than single
+// spaces.
+func hasSpaceRun(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\t', '\n', '\r', '\f':
+			return true
+		case ' ':
+			if i+1 < len(s) && s[i+1] == ' ' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // breakAll ends the current line in every field (a block element

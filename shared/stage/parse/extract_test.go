@@ -579,3 +579,20 @@ func TestDetectLanguageSample(t *testing.T) {
 		}
 	}
 }
+
+func TestSpaceRuns(t *testing.T) {
+	for s, want := range map[string]string{
+		"":                  "",
+		"lamp":              "lamp",
+		"the lamp room":     "the lamp room",
+		" lamp ":            " lamp ",
+		"the  lamp":         "the lamp",
+		"the\nlamp":         "the lamp",
+		"\n\t lamp \r\n\f":  " lamp ",
+		"crème\u00a0brûlée": "crème\u00a0brûlée", // a no-break space is not HTML whitespace
+	} {
+		if got := spaceRuns(s); got != want {
+			t.Errorf("spaceRuns(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
