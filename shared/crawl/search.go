@@ -7,8 +7,10 @@ import "strings"
 // holding any word of the query is a hit; hits are ordered by BM25 over
 // a page's own content (title above headlines above text; not its
 // navigation), plus SearchTitleBonus times the share of the query's
-// words in its title; larger scores are better. Common English words are
-// left out of a query when others remain (StopWord).
+// words in its title, plus SearchProximityBonus times the share of its
+// neighbouring word pairs that stand close together; larger scores are
+// better. Common English words are left out of a query when others
+// remain (StopWord); a plural word also matches its singular (Singular).
 
 // SearchTitleBonus is what a page whose title holds every word of the
 // query gains over one whose title holds none, in BM25's units. A word
@@ -17,6 +19,19 @@ import "strings"
 // what tells pages apart. Chosen with make eval (BENCHMARKS.md): 0.5 to
 // 5 all helped; 1 helped most.
 const SearchTitleBonus = 1.0
+
+// SearchProximityBonus is what a page gains, in BM25's units, when every
+// pair of neighbouring query words stands within SearchProximityWindow
+// words of each other (at most that many words between them, in either
+// order, as FTS5's NEAR) in one of its content fields ("copy a file":
+// "copy" and "file"). Chosen with make eval (BENCHMARKS.md, "Search
+// quality"): it mattered little from 0.25 to 1, and a window of 1 to 7
+// words all helped; at 10, words of the same list ("module, method,
+// stack frame, file") counted as near and it hurt.
+const (
+	SearchProximityBonus  = 1.0
+	SearchProximityWindow = 2
+)
 
 // MaxQueryTerms bounds the words of a query that are searched.
 const MaxQueryTerms = 16
@@ -33,3 +48,28 @@ func init() {
 // StopWord reports whether a (lower-case) word is one a question is made
 // of rather than what it is about.
 func StopWord(w string) bool { return stopWords[w] }
+
+// Singular is the singular of an English plural word of letters, by the
+// spelling rules ("dictionaries": "dictionary", "classes": "class",
+// "threads": "thread"), lower-cased, or "" for a word that does not look
+// plural (short, ending in -ss, -us or -is, or not letters only). A
+// query word also matches its singular, so that "threads" finds a title
+// such as "Thread-based parallelism" (the index has no stemmer: FTS5's
+// Porter stemmer made search worse, BENCHMARKS.md); a singular is not
+// widened to plurals (a rare plural, "news" for "new", outweighs the
+// word itself).
+func Singular(w string) string {
+	l := strings.ToLower(w)
+	if len(l) <= 3 || strings.IndexFunc(l, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
+		return ""
+	}
+	switch {
+	case strings.HasSuffix(l, "ies"):
+		return l[:len(l)-3] + "y"
+	case strings.HasSuffix(l, "sses"), strings.HasSuffix(l, "xes"), strings.HasSuffix(l, "ches"), strings.HasSuffix(l, "shes"):
+		return l[:len(l)-2]
+	case strings.HasSuffix(l, "ss"), strings.HasSuffix(l, "us"), strings.HasSuffix(l, "is"), !strings.HasSuffix(l, "s"):
+		return ""
+	}
+	return l[:len(l)-1]
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -164,10 +165,11 @@ var fieldWeights = [nFields]float64{10, 4, 1, 4}
 const snippetTokens = 16
 
 // Search finds the open, non-duplicate, indexable generations whose
-// title, description, headlines or text contain every word of the query
+// title, description, headlines or text contain any word of the query
 // (case and accents ignored, as FTS5's unicode61 tokenizer does), best
-// first, ranked by BM25 with the SQLite store's field weights; Rank is
-// negative, lower is better, as FTS5's bm25().
+// first, ranked as the SQLite store ranks (crawl/search.go): BM25 with
+// its field weights, the title bonus and the proximity bonus; Rank is
+// the score, larger better.
 //
 // DynamoDB has no full-text index: Search Scans the whole generations
 // table (head and crawl summary items included), filtering on the
@@ -182,31 +184,46 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	if strings.TrimSpace(query) == "" {
 		return nil, crawl.E("search", crawl.KindInvalid, fmt.Errorf("empty query"))
 	}
-	// The query's words, common ones left out when others remain
-	// (crawl/search.go).
-	var all, terms []string
+	// The query's words, common ones left out when others remain, each
+	// with its forms: itself and, for a plural, its singular
+	// (crawl/search.go). Every form is a BM25 term, as every phrase of
+	// an FTS5 query is.
+	var all, kept [][]string
 	seen := map[string]bool{}
 	searchTokens(query, func(_, _ int, t string) {
-		if !seen[t] {
-			seen[t] = true
-			all = append(all, t)
-			if !crawl.StopWord(t) {
-				terms = append(terms, t)
-			}
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		w := []string{t}
+		if sg := crawl.Singular(t); sg != "" && sg != t {
+			w = append(w, sg)
+		}
+		all = append(all, w)
+		if !crawl.StopWord(t) {
+			kept = append(kept, w)
 		}
 	})
-	if len(terms) == 0 {
-		terms = all
+	if len(kept) == 0 {
+		kept = all
 	}
-	terms = terms[:min(len(terms), crawl.MaxQueryTerms)]
-	clear(seen)
-	for _, t := range terms {
-		seen[t] = true
-	}
-	if len(terms) == 0 || limit == 0 {
+	kept = kept[:min(len(kept), crawl.MaxQueryTerms)]
+	if len(kept) == 0 || limit == 0 {
 		return nil, nil
 	}
-	c := &searchCorpus{terms: terms, seen: seen, df: make([]int, len(terms))}
+	c := &searchCorpus{seen: map[string]bool{}}
+	for _, w := range kept {
+		var forms []int
+		for _, f := range w {
+			if !c.seen[f] {
+				c.seen[f] = true
+				c.terms = append(c.terms, f)
+			}
+			forms = append(forms, slices.Index(c.terms, f))
+		}
+		c.words = append(c.words, forms)
+	}
+	c.df = make([]int, len(c.terms))
 	if err := d.scanSearchable(ctx, c.add); err != nil {
 		return nil, fmt.Errorf("search %q: %w", query, err)
 	}
@@ -214,17 +231,20 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 }
 
 // searchMatch is a generation holding a query term: its hit, each
-// term's count per field, and its length in words.
+// term's count per field, its length in words, and how many pairs of
+// neighbouring query words stand close together in it.
 type searchMatch struct {
-	hit crawl.SearchHit
-	tf  [][nFields]int // per term
-	len int
+	hit  crawl.SearchHit
+	tf   [][nFields]int // per term
+	len  int
+	near int
 }
 
 // searchCorpus counts the query's terms over the searchable generations,
 // for BM25: the matches, and each term's document frequency over all.
 type searchCorpus struct {
-	terms    []string
+	terms    []string // every form of every query word
+	words    [][]int  // the query's words: the indexes of their forms in terms
 	seen     map[string]bool
 	matches  []searchMatch
 	docs     int
@@ -235,15 +255,19 @@ type searchCorpus struct {
 // add counts one searchable generation's fields.
 func (c *searchCorpus) add(url, title string, fields [nFields]string) {
 	tf := make([][nFields]int, len(c.terms))
+	pos := make([][nFields][]int, len(c.terms)) // token positions of each term, per field
 	n := 0
 	for fi, text := range fields {
+		i := 0
 		searchTokens(text, func(_, _ int, t string) {
 			n++
 			for ti, term := range c.terms {
 				if t == term {
 					tf[ti][fi]++
+					pos[ti][fi] = append(pos[ti][fi], i)
 				}
 			}
+			i++
 		})
 	}
 	c.docs++
@@ -256,9 +280,47 @@ func (c *searchCorpus) add(url, title string, fields [nFields]string) {
 		}
 	}
 	if any {
+		near := 0
+		for i := 1; i < len(c.words); i++ {
+			if c.near(pos, c.words[i-1], c.words[i]) {
+				near++
+			}
+		}
 		c.matches = append(c.matches, searchMatch{hit: crawl.SearchHit{URL: url, Title: title,
-			Snippet: snippet(fields[fieldText], c.seen)}, tf: tf, len: n})
+			Snippet: snippet(fields[fieldText], c.seen)}, tf: tf, len: n, near: near})
 	}
+}
+
+// near reports whether a form of word a and a form of word b stand at
+// most crawl.SearchProximityWindow tokens apart (tokens between them, in
+// either order) in one field, as FTS5's NEAR.
+func (c *searchCorpus) near(pos [][nFields][]int, a, b []int) bool {
+	for fi := range nFields {
+		for _, x := range a {
+			for _, y := range b {
+				if closeTogether(pos[x][fi], pos[y][fi], crawl.SearchProximityWindow+1) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// closeTogether reports whether two ascending position lists hold
+// different positions at most d apart.
+func closeTogether(p, q []int, d int) bool {
+	for i, j := 0, 0; i < len(p) && j < len(q); {
+		if diff := p[i] - q[j]; diff != 0 && diff <= d && diff >= -d {
+			return true
+		}
+		if p[i] < q[j] {
+			i++
+		} else {
+			j++
+		}
+	}
+	return false
 }
 
 // ranked returns the best limit matches (all, when limit < 0) by BM25 as
@@ -278,18 +340,22 @@ func (c *searchCorpus) ranked(limit int) []crawl.SearchHit {
 	matches := c.matches
 	for i := range matches {
 		m := &matches[i]
-		score, inTitle := 0.0, 0
+		score := 0.0
 		for ti := range c.terms {
 			w := 0.0
 			for fi, n := range m.tf[ti] {
 				w += fieldWeights[fi] * float64(n)
 			}
 			score += idf[ti] * w * (k1 + 1) / (w + k1*(1-b+b*float64(m.len)/avg))
-			if m.tf[ti][fieldTitle] > 0 {
+		}
+		inTitle := 0
+		for _, forms := range c.words {
+			if slices.ContainsFunc(forms, func(ti int) bool { return m.tf[ti][fieldTitle] > 0 }) {
 				inTitle++
 			}
 		}
-		m.hit.Rank = score + crawl.SearchTitleBonus*float64(inTitle)/float64(len(c.terms))
+		m.hit.Rank = score + crawl.SearchTitleBonus*float64(inTitle)/float64(len(c.words)) +
+			crawl.SearchProximityBonus*float64(m.near)/float64(max(1, len(c.words)-1))
 	}
 	sort.Slice(matches, func(i, j int) bool {
 		if matches[i].hit.Rank != matches[j].hit.Rank {

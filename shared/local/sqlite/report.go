@@ -116,12 +116,12 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	args = append(args, crawl.SearchTitleBonus, float64(len(words)))
 	for i := 1; i < len(words); i++ {
 		near = append(near, matches)
-		args = append(args, content+nearMatch(words[i-1], words[i], searchProximityWindow))
+		args = append(args, content+nearMatch(words[i-1], words[i], crawl.SearchProximityWindow))
 	}
 	if len(near) == 0 {
 		near = append(near, "0")
 	}
-	args = append(args, searchProximityBonus, float64(max(1, len(words)-1)), content+"("+strings.Join(all, " OR ")+")", limit)
+	args = append(args, crawl.SearchProximityBonus, float64(max(1, len(words)-1)), content+"("+strings.Join(all, " OR ")+")", limit)
 	// bm25 weights in column order: text_pile_id, any, title, description,
 	// text, secondary_text, big_headlines, small_headlines, code_text, quote_text.
 	// The plan is fixed: the full-text match is the outer loop (CROSS

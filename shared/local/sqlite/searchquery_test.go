@@ -23,17 +23,6 @@ func TestQueryWords(t *testing.T) {
 	}
 }
 
-func TestSingular(t *testing.T) {
-	for w, want := range map[string]string{
-		"threads": "thread", "Breakpoints": "breakpoint", "dictionaries": "dictionary", "classes": "class",
-		"boxes": "box", "matches": "match", "uses": "use",
-		"class": "", "status": "", "analysis": "", "its": "", "key": "", "f-strings": "", "3.11s": "",
-	} {
-		if got := singular(w); got != want {
-			t.Errorf("singular(%q) = %q, want %q", w, got, want)
-		}
-	}
-}
 
 func TestNearMatch(t *testing.T) {
 	got := nearMatch(queryWord{`"copy"`}, queryWord{`"files"`, `"file"`}, 2)

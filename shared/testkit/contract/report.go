@@ -193,6 +193,11 @@ func search(t *testing.T, open Opener) {
 		unrelate  = "http://example.com/unrelated"
 		cafe      = "http://example.com/cafe"
 		described = "http://example.com/described"
+		threads   = "http://example.com/threads"
+		// The same words, near together or far apart; URLs that sort
+		// the far page first on a tie.
+		copyNear = "http://example.com/copy-b-near"
+		copyFar  = "http://example.com/copy-a-far"
 	)
 	lampsPile := TextPile("lighthouse lamps burn oil")
 	apply(t, s, SummaryUpdate(lamps, "c1", 100, crawl.GenerationReplace, 0, TextGen(lamps, 100, lampsPile, "Lamps")))
@@ -212,6 +217,12 @@ func search(t *testing.T, open Opener) {
 	g = TextGen(described, 100, headed, "Described")
 	g.Description.Description = ptr("a zeppelin mooring mast")
 	apply(t, s, SummaryUpdate(described, "c9", 100, crawl.GenerationReplace, 0, g))
+	apply(t, s, SummaryUpdate(threads, "c11", 100, crawl.GenerationReplace, 0,
+		TextGen(threads, 100, TextPile("run work side by side"), "Thread-based parallelism")))
+	apply(t, s, SummaryUpdate(copyNear, "c12", 100, crawl.GenerationReplace, 0,
+		TextGen(copyNear, 100, TextPile("copy a file to a new place quickly"), "Moving")))
+	apply(t, s, SummaryUpdate(copyFar, "c13", 100, crawl.GenerationReplace, 0,
+		TextGen(copyFar, 100, TextPile("copy to a new place quickly a file"), "Moving")))
 	// A failed crawl: a crawl summary, which search must skip.
 	su := SummaryUpdate(unrelate, "c10", 300, crawl.GenerationAttach, openGen(t, s, unrelate).Generation.ID, nil)
 	su.Crawl.ExitCode, su.HTTP = crawl.ExitTimeout, nil
@@ -238,6 +249,9 @@ func search(t *testing.T, open Opener) {
 		{"headlines", "harbour", 10, []string{described}},
 		{"punctuation cannot break the query", `"lamps" AND (`, 10, []string{lamps}},
 		{"no match", "airship", 10, []string{}},
+		{"a plural finds its singular", "threads", 10, []string{threads}},
+		{"a singular does not find plurals", "lamp", 10, []string{}},
+		{"query words close together rank first", "copy file", 10, []string{copyNear, copyFar}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			hits, err := s.Search(t.Context(), tt.query, tt.limit)
