@@ -37,7 +37,6 @@ func queryWords(s string) []queryWord {
 
 func quote(w string) string { return `"` + strings.ReplaceAll(w, `"`, `""`) + `"` }
 
-
 // nearMatch is an FTS5 expression matching a form of a and a form of b
 // at most window words apart, in either order.
 func nearMatch(a, b queryWord, window int) string {

@@ -23,7 +23,6 @@ func TestQueryWords(t *testing.T) {
 	}
 }
 
-
 func TestNearMatch(t *testing.T) {
 	got := nearMatch(queryWord{`"copy"`}, queryWord{`"files"`, `"file"`}, 2)
 	if want := `(NEAR("copy" "files", 2) OR NEAR("copy" "file", 2))`; got != want {
