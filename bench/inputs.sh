@@ -5,6 +5,8 @@
 #   python3.11-doc  the Python 3.11 documentation as HTML (526 pages, ~51 MB),
 #                   plus libjs-jquery and libjs-underscore, which two of its
 #                   files are symlinks to
+#   sphinx-doc      Sphinx's documentation (137 HTML pages): make eval's
+#                   second tree, so that search is not tuned to one site
 #   wget2           the reference crawler, with libwget0 and whichever of
 #                   their declared libraries the machine lacks
 #
@@ -14,7 +16,7 @@
 # .local-bench/debs as the cache. As root with empty package lists it
 # runs `apt-get update` first; without root it asks you to.
 #
-# Prints the paths as shell assignments (DOC_ROOT=..., WGET2=...,
+# Prints the paths as shell assignments (DOC_ROOT=..., SPHINX_DOC_ROOT=..., WGET2=...,
 # WGET2_LD_LIBRARY_PATH=...) for bench/run.sh to eval.
 set -euo pipefail
 
@@ -23,20 +25,21 @@ dir=${BENCH_DIR:-$here/.local-bench}
 root=$dir/root
 debs=$dir/debs
 doc=$root/usr/share/doc/python3.11/html
+sphinxdoc=$root/usr/share/doc/sphinx-doc/html
 wget2=$root/usr/bin/wget2
 libpath=$root/usr/lib:$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu
 
 say() { echo "bench/inputs: $*" >&2; }
 
 ready() {
-	[ -f "$doc/index.html" ] && [ -x "$wget2" ] &&
+	[ -f "$doc/index.html" ] && [ -f "$sphinxdoc/index.html" ] && [ -x "$wget2" ] &&
 		LD_LIBRARY_PATH=$libpath "$wget2" --version >/dev/null 2>&1
 }
 
 if ! ready; then
 	command -v apt-get >/dev/null || { say "needs apt-get (Debian or Ubuntu)"; exit 1; }
 	mkdir -p "$debs" "$root"
-	pkgs=(python3.11-doc libjs-jquery libjs-underscore wget2 libwget0)
+	pkgs=(python3.11-doc sphinx-doc libjs-jquery libjs-underscore wget2 libwget0)
 	# wget2's and libwget0's declared libraries, where the machine lacks them.
 	for p in libgpgme11 libassuan0 libgpg-error0 libpcre2-8-0 libgnutls30 libpsl5 libidn2-0 \
 		libnghttp2-14 libbrotli1 zlib1g liblzma5 libbz2-1.0; do
@@ -73,6 +76,7 @@ if ! ready; then
 fi
 
 echo "DOC_ROOT=$doc"
+echo "SPHINX_DOC_ROOT=$sphinxdoc"
 echo "WGET2=$wget2"
 echo "WGET2_LD_LIBRARY_PATH=$libpath"
 echo "DOC_VERSION=$(basename "$(ls "$debs"/python3.11-doc_*.deb)" .deb | sed 's/^python3.11-doc_//; s/_all$//')"
