@@ -105,6 +105,16 @@ func Schema(t Tables) []*dynamodb.CreateTableInput {
 		return types.GlobalSecondaryIndex{IndexName: aws.String(name), KeySchema: key(hash, rng),
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}
 	}
+	// The generations table's indexes carry only what the duplicate
+	// bookkeeping reads (GenIndexAttributes), not a generation's search
+	// text, headlines and summaries: DynamoDB bills an index write by
+	// the size of what it projects, so with ALL every original was
+	// billed twice its size.
+	genGSI := func(name, hash, rng string) types.GlobalSecondaryIndex {
+		g := gsi(name, hash, rng)
+		g.Projection = &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: GenIndexAttributes}
+		return g
+	}
 	od := types.BillingModePayPerRequest
 	return []*dynamodb.CreateTableInput{
 		{TableName: aws.String(t.Candidates), BillingMode: od, KeySchema: key("url", ""),
@@ -116,7 +126,7 @@ func Schema(t Tables) []*dynamodb.CreateTableInput {
 		{TableName: aws.String(t.Generations), BillingMode: od, KeySchema: key("url", "sk"),
 			AttributeDefinitions: []types.AttributeDefinition{s("url"), s("sk"), s("original_digest"), n("dup_of"), s("first_seen_key")},
 			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-				gsi(IndexOriginals, "original_digest", "first_seen_key"), gsi(IndexDuplicates, "dup_of", "first_seen_key")}},
+				genGSI(IndexOriginals, "original_digest", "first_seen_key"), genGSI(IndexDuplicates, "dup_of", "first_seen_key")}},
 		{TableName: aws.String(t.Control), BillingMode: od, KeySchema: key("pk", "sk"),
 			AttributeDefinitions: []types.AttributeDefinition{s("pk"), s("sk")}},
 	}

@@ -351,6 +351,16 @@ func newGenItem(u string, id int64, n *crawl.NewGeneration, orig *genItem) (map[
 	return it, 0, nil
 }
 
+// GenIndexAttributes are the attributes the originals and duplicates
+// indexes project beside their keys (the table's keys, url and sk, and
+// their own): what decodeGenItem needs of a generation found through
+// them (its id, times, content, duplicate bookkeeping), without its
+// search text, headlines, file, redirect or document summaries, which
+// no reader of an index uses. template.yaml lists the same.
+var GenIndexAttributes = []string{gaGenID, gaGenUUID, gaFragment, gaFirstSeen, gaLastSeen, gaConfirmedEnd,
+	gaMarkedDuplicate, gaTextPileID, gaTextPileDigest, gaContentKey, gaNoIndex, gaOriginalDigest, gaDupOf,
+	gaDupOfURL, gaDupOfSK, gaOpenDups, gaDupHistory}
+
 // decodeGenItem reads a generation item. A malformed attribute (a
 // wrong type, a number that does not parse), or a missing id or time, is
 // an error: the item is never read with a field dropped or zeroed.

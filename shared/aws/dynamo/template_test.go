@@ -204,11 +204,15 @@ func TestTemplateTablesMatchSchema(t *testing.T) {
 			}
 			gotGSIs := map[string]string{}
 			for _, g := range list(path(p, "GlobalSecondaryIndexes")) {
-				gotGSIs[str(path(g, "IndexName"))] = fmt.Sprint(keySchema(path(g, "KeySchema")), " ", str(path(g, "Projection", "ProjectionType")))
+				var attrs []string
+				for _, a := range list(path(g, "Projection", "NonKeyAttributes")) {
+					attrs = append(attrs, fmt.Sprint(a))
+				}
+				gotGSIs[str(path(g, "IndexName"))] = fmt.Sprint(keySchema(path(g, "KeySchema")), " ", str(path(g, "Projection", "ProjectionType")), " ", attrs)
 			}
 			wantGSIs := map[string]string{}
 			for _, g := range in.GlobalSecondaryIndexes {
-				wantGSIs[aws.ToString(g.IndexName)] = fmt.Sprint(schemaKeys(g.KeySchema), " ", g.Projection.ProjectionType)
+				wantGSIs[aws.ToString(g.IndexName)] = fmt.Sprint(schemaKeys(g.KeySchema), " ", g.Projection.ProjectionType, " ", g.Projection.NonKeyAttributes)
 			}
 			if !reflect.DeepEqual(gotGSIs, wantGSIs) {
 				t.Errorf("GlobalSecondaryIndexes = %v, Schema says %v", gotGSIs, wantGSIs)
