@@ -35,8 +35,8 @@ const (
 	skHead        = "head"
 	skGenPrefix   = "gen#"
 	skCrawlPrefix = "crawl#"
-	// skLinksPrefix + a generation's sort key holds its link_summary,
-	// apart from the generation item (linksItem).
+	// skLinksPrefix + a generation's sort key holds its link_summary
+	// and its search text, apart from the generation item (sideItem).
 	skLinksPrefix = "links#"
 
 	// key
@@ -529,20 +529,30 @@ func gunzipString(b []byte, max int64) (string, error) {
 	return string(out), nil
 }
 
-// linksItem moves a new generation item's link_summary to an item of
-// its own (the generation's key with skLinksPrefix), which ApplySummary
-// writes with a plain put before its transaction: the list is most of a
-// page's bytes, and inside the transaction, and again in the originals
-// index, DynamoDB would bill them three times. Nothing on the crawl path
-// reads it back. It returns nil when the generation has no links.
-func linksItem(gen map[string]types.AttributeValue) map[string]types.AttributeValue {
-	b, ok := gen[gaLinks]
-	if !ok {
+// sideItem moves a new generation item's bulk, its link_summary and
+// its search text, to an item of its own (the generation's key with
+// skLinksPrefix), which ApplySummary writes with a plain put before its
+// transaction: they are most of a page's bytes, and DynamoDB bills a
+// transaction's writes twice, and every later update of the generation
+// (closing it, handing its duplicates on) by the whole item's size.
+// Nothing on the crawl path reads it back; Search joins it to its
+// generation (scanSearchable). It returns nil when there is nothing to
+// move.
+func sideItem(gen map[string]types.AttributeValue) map[string]types.AttributeValue {
+	sk, _ := fxReadS(gen, gaSK) // newGenItem's own string
+	side := map[string]types.AttributeValue{gaURL: gen[gaURL], gaSK: fxS(skLinksPrefix + sk), gaGenID: gen[gaGenID]}
+	moved := false
+	for _, a := range []string{gaLinks, gaSearchTextGz, gaSearchHeadlines} {
+		if v, ok := gen[a]; ok {
+			side[a] = v
+			delete(gen, a)
+			moved = true
+		}
+	}
+	if !moved {
 		return nil
 	}
-	delete(gen, gaLinks)
-	sk, _ := fxReadS(gen, gaSK) // newGenItem's own string
-	return map[string]types.AttributeValue{gaURL: gen[gaURL], gaSK: fxS(skLinksPrefix + sk), gaLinks: b, gaGenID: gen[gaGenID]}
+	return side
 }
 
 // decodeLinks reads a link_summary attribute back; the rows are numbered

@@ -379,37 +379,87 @@ func (c *searchCorpus) ranked(limit int) []crawl.SearchHit {
 func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, fields [nFields]string)) error {
 	e := &fxExpr{}
 	n := func(s string) string { return e.name(s) }
+	// Open, indexable generations with a text pile, and the side items
+	// (sideItem) that hold their search text; joined here by key, in
+	// whatever order the Scan returns them. A side item whose generation
+	// is not searchable (closed, a duplicate, noindex) is held until the
+	// Scan ends, compressed: search on DynamoDB is for modest crawls.
 	in := &dynamodb.ScanInput{
 		TableName: aws.String(d.t.Generations),
-		FilterExpression: aws.String(openGenerations(e, false) + " AND " + n(gaNoIndex) + " = " +
-			e.value(fxBool(false)) + " AND attribute_exists(" + n(gaTextPileDigest) + ")"),
-		ProjectionExpression: aws.String(strings.Join([]string{n(gaURL), n(gaDescription + "." + gaTitle),
+		FilterExpression: aws.String("(" + openGenerations(e, false) + " AND " + n(gaNoIndex) + " = " +
+			e.value(fxBool(false)) + " AND attribute_exists(" + n(gaTextPileDigest) + ")) OR (begins_with(" + n(gaSK) +
+			", " + e.value(fxS(skLinksPrefix)) + ") AND (attribute_exists(" + n(gaSearchTextGz) + ") OR attribute_exists(" +
+			n(gaSearchHeadlines) + ")))"),
+		ProjectionExpression: aws.String(strings.Join([]string{n(gaURL), n(gaSK), n(gaDescription + "." + gaTitle),
 			n(gaDescription + "." + gaDescriptionCol), n(gaSearchText), n(gaSearchTextGz), n(gaSearchHeadlines)}, ", ")),
 		ExpressionAttributeNames:  e.Names(),
 		ExpressionAttributeValues: e.Values(),
 	}
-	return d.scanAll(ctx, in, func(it map[string]types.AttributeValue) error {
+	type gen struct{ url, title, desc string }
+	type side struct {
+		gz    []byte
+		heads string
+	}
+	gens, sides := map[string]gen{}, map[string]side{} // waiting for each other, by url and generation sort key
+	emit := func(g gen, text string, gz []byte, heads string) error {
 		var fields [nFields]string
-		r := fxReader{m: it}
-		desc := fxReader{m: r.mapAttr(gaDescription)}
-		title := desc.str(gaTitle)
-		fields[fieldTitle], fields[fieldDescription] = title, desc.str(gaDescriptionCol)
-		fields[fieldText], fields[fieldHeadlines] = r.str(gaSearchText), r.str(gaSearchHeadlines)
-		url := r.str(gaURL)
-		if gz, ok := it[gaSearchTextGz].(*types.AttributeValueMemberB); ok {
-			text, err := gunzipString(gz.Value, 4*maxSearchText)
+		fields[fieldTitle], fields[fieldDescription], fields[fieldText], fields[fieldHeadlines] = g.title, g.desc, text, heads
+		if len(gz) > 0 {
+			t, err := gunzipString(gz, 4*maxSearchText)
 			if err != nil {
-				return fmt.Errorf("generation item %s: %w", url, err)
+				return fmt.Errorf("search text of %s: %w", g.url, err)
 			}
-			fields[fieldText] = text
+			fields[fieldText] = t
 		}
+		f(g.url, g.title, fields)
+		return nil
+	}
+	err := d.scanAll(ctx, in, func(it map[string]types.AttributeValue) error {
+		r := fxReader{m: it}
+		url, sk := r.str(gaURL), r.str(gaSK)
+		var gz []byte
+		if b, ok := it[gaSearchTextGz].(*types.AttributeValueMemberB); ok {
+			gz = b.Value
+		}
+		if genSK, ok := strings.CutPrefix(sk, skLinksPrefix); ok {
+			if r.err != nil {
+				return fmt.Errorf("side item %s %s: %w", url, sk, r.err)
+			}
+			key := url + "\x00" + genSK
+			if g, ok := gens[key]; ok {
+				delete(gens, key)
+				return emit(g, "", gz, r.str(gaSearchHeadlines))
+			}
+			sides[key] = side{gz: gz, heads: r.str(gaSearchHeadlines)}
+			return nil
+		}
+		desc := fxReader{m: r.mapAttr(gaDescription)}
+		g := gen{url: url, title: desc.str(gaTitle), desc: desc.str(gaDescriptionCol)}
 		r.nested(gaDescription, desc)
 		if r.err != nil {
 			return fmt.Errorf("generation item %s: %w", url, r.err)
 		}
-		f(url, title, fields)
+		if gz != nil || it[gaSearchText] != nil || it[gaSearchHeadlines] != nil {
+			// Written before the search text moved to the side item.
+			return emit(g, r.str(gaSearchText), gz, r.str(gaSearchHeadlines))
+		}
+		key := url + "\x00" + sk
+		if sd, ok := sides[key]; ok {
+			delete(sides, key)
+			return emit(g, "", sd.gz, sd.heads)
+		}
+		gens[key] = g
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	for _, g := range gens { // no search text: a page of title and description only
+		if err := emit(g, "", nil, ""); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // snippet returns up to snippetTokens tokens of text around the most

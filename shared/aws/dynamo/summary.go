@@ -356,18 +356,19 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 	if pileKey != "" {
 		item[gaTextPileKey] = fxS(pileKey)
 	}
-	// The links go first, in an item of their own: a transaction that
-	// then fails leaves them under a generation id nothing names (a
-	// re-planned summary makes a new one), which no reader lists.
+	// The links and search text go first, in an item of their own: a
+	// transaction that then fails leaves them under a generation id
+	// nothing names (a re-planned summary makes a new one), which no
+	// reader lists (Search joins each to its open generation).
 	if p := ng.TextPile; p != nil && ng.SimHash != 0 && !ng.Exact() && !ng.NoIndex {
 		// Before the transaction too: see nearindex.go.
 		if err := d.putNearItems(ctx, nearItems(s.URL, id, ng.Generation.FirstSeen, p.Digest, ng.SimHash)); err != nil {
 			return 0, nil, err
 		}
 	}
-	if li := linksItem(item); li != nil {
-		if _, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.t.Generations), Item: li}); err != nil {
-			return 0, nil, fmt.Errorf("put the links of generation %d: %w", id, err)
+	if si := sideItem(item); si != nil {
+		if _, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.t.Generations), Item: si}); err != nil {
+			return 0, nil, fmt.Errorf("put the links and search text of generation %d: %w", id, err)
 		}
 	}
 	e := &fxExpr{}

@@ -235,7 +235,8 @@ func TestGenerationItems(t *testing.T) {
 	if !reflect.DeepEqual(old, want) {
 		t.Errorf("closed generation:\n got %+v\nwant %+v", old, want)
 	}
-	if n := sumKinds(t, db); !reflect.DeepEqual(n, map[string]int{"head": 1, "gen": 2, "crawl": 5}) {
+	// Each generation's search text is in its side item (sideItem).
+	if n := sumKinds(t, db); !reflect.DeepEqual(n, map[string]int{"head": 1, "gen": 2, "links": 2, "crawl": 5}) {
 		t.Errorf("items by kind: %v", n)
 	}
 	c3 := sumCrawl(t, db, u, "c3")
@@ -325,16 +326,19 @@ func TestApplySummaryAttachments(t *testing.T) {
 		}
 	})
 	t.Run("search fields", func(t *testing.T) {
-		gz, _ := raw[gaSearchTextGz].(*types.AttributeValueMemberB)
+		side := sumItems(t, db)[u+" "+skLinksPrefix+genSK(100, gid)]
+		gz, _ := side[gaSearchTextGz].(*types.AttributeValueMemberB)
 		if gz == nil {
-			t.Fatalf("search_text_gz is %T", raw[gaSearchTextGz])
+			t.Fatalf("search_text_gz of the side item is %T", side[gaSearchTextGz])
 		}
 		text, err := gunzipString(gz.Value, 1<<20)
-		if err != nil || text != "lamps and lighthouses" || attrS(t, raw, gaSearchHeadlines) != "Lamps\nOil" {
-			t.Errorf("search_text %q (%v) search_headlines %q", text, err, attrS(t, raw, gaSearchHeadlines))
+		if err != nil || text != "lamps and lighthouses" || attrS(t, side, gaSearchHeadlines) != "Lamps\nOil" {
+			t.Errorf("search_text %q (%v) search_headlines %q", text, err, attrS(t, side, gaSearchHeadlines))
 		}
-		if raw[gaLinks] != nil {
-			t.Error("the generation item holds link_summary; it belongs in its own item")
+		for _, a := range []string{gaLinks, gaSearchTextGz, gaSearchHeadlines} {
+			if raw[a] != nil {
+				t.Errorf("the generation item holds %s; it belongs in its side item", a)
+			}
 		}
 	})
 	t.Run("links round-trip", func(t *testing.T) {
@@ -542,7 +546,21 @@ func TestApplySummaryIndexBehind(t *testing.T) {
 	if !errors.Is(err, crawl.ErrConflict) {
 		t.Fatalf("ApplySummary = %v, want ErrConflict", err)
 	}
-	if got := sumItems(t, db); !reflect.DeepEqual(got, before) {
+	// Nothing changed but a side item written before the transaction,
+	// under a generation id nothing names.
+	got := sumItems(t, db)
+	for k, it := range got {
+		if before[k] != nil {
+			continue
+		}
+		sk := attrS(t, it, gaSK)
+		gen, isSide := strings.CutPrefix(sk, skLinksPrefix)
+		if !isSide || got[attrS(t, it, gaURL)+" "+gen] != nil {
+			t.Errorf("new item %s after a conflict", k)
+		}
+		delete(got, k)
+	}
+	if !reflect.DeepEqual(got, before) {
 		t.Error("items changed")
 	}
 }
@@ -811,5 +829,40 @@ func TestExtendWritesTheHead(t *testing.T) {
 	}
 	if head := readRawItem(t, db, db.t.Generations, genKey(u, skHead)); head[gaOpenLastSeen] != nil {
 		t.Errorf("the head still holds open_last_seen %v for the new generation", head[gaOpenLastSeen])
+	}
+}
+
+// TestSearchReadsOlderItems: generations written before the search text
+// moved to the side item (gzipped or, older still, plain, on the
+// generation item) are still searched by their text.
+func TestSearchReadsOlderItems(t *testing.T) {
+	for _, plain := range []bool{false, true} {
+		t.Run(fmt.Sprint("plain ", plain), func(t *testing.T) {
+			ctx := context.Background()
+			db, _ := sumDB(t)
+			const u = "http://example.com/old"
+			sumApply(t, db, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0,
+				contract.TextGen(u, 100, contract.TextPile("an albatross over the harbour"), "Old")))
+			gid := sumOpen(t, db, u).Generation.ID
+			side := sumItems(t, db)[u+" "+skLinksPrefix+genSK(100, gid)]
+			text := side[gaSearchTextGz]
+			if plain {
+				text = fxS("an albatross over the harbour")
+			}
+			attr := map[bool]string{false: gaSearchTextGz, true: gaSearchText}[plain]
+			if _, err := db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(db.t.Generations),
+				Key: genKey(u, genSK(100, gid)), UpdateExpression: aws.String("SET #t = :t"),
+				ExpressionAttributeNames: map[string]string{"#t": attr}, ExpressionAttributeValues: map[string]types.AttributeValue{":t": text}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.api.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(db.t.Generations),
+				Key: genKey(u, skLinksPrefix+genSK(100, gid))}); err != nil {
+				t.Fatal(err)
+			}
+			hits, err := db.Search(ctx, "albatross", 10)
+			if err != nil || len(hits) != 1 || hits[0].URL != u {
+				t.Errorf("Search(albatross) = %v, %v; want %s", hits, err, u)
+			}
+		})
 	}
 }
