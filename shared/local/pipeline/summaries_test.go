@@ -197,6 +197,19 @@ func newSummarySite(t *testing.T) *summarySite {
 	return s
 }
 
+// oneDuplicate returns the original and the duplicate of two copies, of
+// which exactly one must be marked duplicate.
+func oneDuplicate(t *testing.T, a, b generation) (orig, dup generation) {
+	t.Helper()
+	if a.duplicate == b.duplicate {
+		t.Fatalf("marked_duplicate: a %v, b %v; want exactly one", a.duplicate, b.duplicate)
+	}
+	if a.duplicate {
+		return b, a
+	}
+	return a, b
+}
+
 // generation is a row of entity_generation.
 type generation struct {
 	id, firstSeen, lastSeen int64
@@ -370,13 +383,7 @@ func TestSummariesLikeTheSeed(t *testing.T) {
 		if !a.pile.Valid || a.pile != b.pile {
 			t.Errorf("identical pages have text piles %v and %v, want one shared", a.pile, b.pile)
 		}
-		if a.duplicate == b.duplicate {
-			t.Fatalf("marked_duplicate: a %v, b %v; want exactly one", a.duplicate, b.duplicate)
-		}
-		orig, dup := a, b
-		if a.duplicate {
-			orig, dup = b, a
-		}
+		orig, dup := oneDuplicate(t, a, b)
 		var of int64
 		var end sql.NullInt64
 		if err := db.QueryRow(`SELECT duplicate_of_entity_generation_id, duplicate_status_end_unix_utc FROM duplicate_summary
@@ -406,13 +413,7 @@ func TestSummariesLikeTheSeed(t *testing.T) {
 		if !a.pile.Valid || !b.pile.Valid || a.pile == b.pile {
 			t.Errorf("mirrors with other chrome have text piles %v and %v, want one each", a.pile, b.pile)
 		}
-		if a.duplicate == b.duplicate {
-			t.Fatalf("marked_duplicate: a %v, b %v; want exactly one", a.duplicate, b.duplicate)
-		}
-		orig, dup := a, b
-		if a.duplicate {
-			orig, dup = b, a
-		}
+		orig, dup := oneDuplicate(t, a, b)
 		var of int64
 		if err := db.QueryRow(`SELECT duplicate_of_entity_generation_id FROM duplicate_summary
 			WHERE subject_entity_generation_id=? AND duplicate_status_end_unix_utc IS NULL`, dup.id).Scan(&of); err != nil || of != orig.id {

@@ -111,6 +111,23 @@ func (s *deployed) purge(t *testing.T) {
 	}
 }
 
+// copies returns the statuses of two pages with one content: the
+// original and the one marked duplicate (the second when neither is).
+func (s *deployed) copies(t *testing.T, a, b string) (orig, dup crawl.URLStatus) {
+	t.Helper()
+	var st [2]crawl.URLStatus
+	for i, u := range []string{a, b} {
+		var err error
+		if st[i], err = s.db.Status(context.Background(), u); err != nil || st[i].Generation == nil {
+			t.Fatalf("%s: status %+v, %v", u, st[i], err)
+		}
+	}
+	if st[0].Generation.MarkedDuplicate {
+		return st[1], st[0]
+	}
+	return st[0], st[1]
+}
+
 // candidate returns a URL's candidate and its last crawl.
 func (s *deployed) candidate(t *testing.T, u string) (crawl.Candidate, crawl.Crawl) {
 	t.Helper()
@@ -254,17 +271,7 @@ func TestDeployedStack(t *testing.T) {
 		// /dup-a.html and /dup-b.html say the same: one is the original, the
 		// other its exact duplicate (the one first seen later; within one
 		// second, either).
-		var st [2]crawl.URLStatus
-		for i, p := range dups {
-			var err error
-			if st[i], err = s.db.Status(ctx, u(p)); err != nil || st[i].Generation == nil {
-				t.Fatalf("%s: status %+v, %v", p, st[i], err)
-			}
-		}
-		dup, orig := st[1], st[0]
-		if st[0].ExactDuplicate {
-			dup, orig = st[0], st[1]
-		}
+		orig, dup := s.copies(t, u(dups[0]), u(dups[1]))
 		if !dup.ExactDuplicate || dup.Status != crawl.StatusDuplicate || dup.Generation.DuplicateOf != orig.URL || !dup.Generation.MarkedDuplicate {
 			t.Errorf("duplicate %s: %+v %+v; want an exact duplicate of %s", dup.URL, dup, dup.Generation, orig.URL)
 		}
@@ -275,17 +282,7 @@ func TestDeployedStack(t *testing.T) {
 	t.Run("near duplicates", func(t *testing.T) {
 		// The mirrors' content is the same, their chrome is not: one is
 		// the other's duplicate, found by SimHash, and not an exact one.
-		var st [2]crawl.URLStatus
-		for i, p := range mirrors {
-			var err error
-			if st[i], err = s.db.Status(ctx, u(p)); err != nil || st[i].Generation == nil {
-				t.Fatalf("%s: status %+v, %v", p, st[i], err)
-			}
-		}
-		dup, orig := st[1], st[0]
-		if st[0].Generation.MarkedDuplicate {
-			dup, orig = st[0], st[1]
-		}
+		orig, dup := s.copies(t, u(mirrors[0]), u(mirrors[1]))
 		if dup.ExactDuplicate || dup.Status != crawl.StatusDuplicate || dup.Generation.DuplicateOf != orig.URL || !dup.Generation.MarkedDuplicate {
 			t.Errorf("near duplicate %s: %+v %+v; want a duplicate of %s, not exact", dup.URL, dup, dup.Generation, orig.URL)
 		}
