@@ -36,10 +36,12 @@ var judged = map[atom.Atom]bool{
 }
 
 // blockMark is where a judged block started: the length of each text
-// field, the text counters, and what the headline reader had seen.
+// field, the text counters, the links found so far, what the headline
+// reader had seen, and how many links the block needs to be judged.
 type blockMark struct {
 	pos              [len(extractor{}.fields)]int
 	chars, link      int
+	links, minLinks  int
 	head, removed    int
 	h1s              int
 	noSub, noSubMain bool
@@ -65,8 +67,19 @@ func judges(n *html.Node, outer, inner state) bool {
 	return true
 }
 
-func (e *extractor) mark() blockMark {
-	m := blockMark{chars: e.chars, link: e.linkChars, head: e.headChars, removed: e.removed, h1s: len(e.h1s), noSub: e.sub == "", noSubMain: e.subMain == ""}
+// minLinks is how many links a block must hold to be judged: a table
+// cell or a paragraph that is one link is a reference table's name
+// column or a sentence of its own ("See the tutorial"), content; a
+// layout table's column of links or a paragraph of them is chrome.
+func minLinks(a atom.Atom) int {
+	if a == atom.Td || a == atom.P {
+		return 2
+	}
+	return 1
+}
+
+func (e *extractor) mark(a atom.Atom) blockMark {
+	m := blockMark{chars: e.chars, link: e.linkChars, links: len(e.doc.Links), minLinks: minLinks(a), head: e.headChars, removed: e.removed, h1s: len(e.h1s), noSub: e.sub == "", noSubMain: e.subMain == ""}
 	for i := range e.fields {
 		m.pos[i] = len(e.fields[i])
 	}
@@ -81,7 +94,7 @@ func (e *extractor) mark() blockMark {
 func (e *extractor) judge(m blockMark) {
 	chars, link, head := e.chars-m.chars, e.linkChars-m.link, e.headChars-m.head
 	switch {
-	case chars == 0:
+	case chars == 0, len(e.doc.Links)-m.links < m.minLinks && e.removed == m.removed:
 		return
 	case float64(link) >= LinkDenseShare*float64(chars):
 	case head == chars && e.removed > m.removed:

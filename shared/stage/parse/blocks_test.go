@@ -88,8 +88,19 @@ func TestExtractBlocks(t *testing.T) {
 		},
 		{
 			name: "a block that is mostly links but not all is chrome at the threshold",
-			html: `<p>See: <a href="/a">Oil lamps and their wicks</a></p><p>Body text of the page.</p>`,
+			html: `<div>See: <a href="/a">Oil lamps and their wicks</a></div><p>Body text of the page.</p>`,
 			want: crawl.TextPile{Text: "Body text of the page.", SecondaryText: "See: Oil lamps and their wicks"},
+		},
+		{
+			name: "a table cell or a paragraph that is one link is content",
+			html: `<table><tr><td><a href="/join"><code>os.path.join</code></a></td><td>Join paths intelligently.</td></tr></table>
+				<p><a href="/tutorial">Read the tutorial first</a></p>`,
+			want: crawl.TextPile{Text: "Join paths intelligently.\nRead the tutorial first", CodeText: "os.path.join"},
+		},
+		{
+			name: "a paragraph of links is chrome",
+			html: `<p><a href="/a">Lamps</a> | <a href="/b">Wicks</a></p><p>Body text of the page.</p>`,
+			want: crawl.TextPile{Text: "Body text of the page.", SecondaryText: "Lamps | Wicks"},
 		},
 	}
 	for _, tt := range tests {

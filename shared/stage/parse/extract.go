@@ -188,7 +188,7 @@ func (e *extractor) walk(n *html.Node, st state) {
 		judge := judges(n, st, inner)
 		var m blockMark
 		if judge {
-			m = e.mark()
+			m = e.mark(n.DataAtom)
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			e.walk(c, inner)
