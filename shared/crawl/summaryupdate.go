@@ -51,23 +51,28 @@ type NewGeneration struct {
 	// same text pile, a text within NearDistance of its SimHash, or the
 	// page its canonical link names (seed 000's canonical_url_id).
 	DuplicateOf int64
-	// OriginalDigest is the text pile digest of DuplicateOf's
-	// generation, which differs from TextPile's for a near or canonical
-	// duplicate (nil: the same as TextPile's).
-	OriginalDigest []byte
+	// Original is DuplicateOf's generation as it was found: its text
+	// pile digest, which differs from TextPile's for a near or canonical
+	// duplicate (nil: the same as TextPile's), and, when known, its URL
+	// and first_seen, by which a store can read it back directly rather
+	// than through an index that may lag.
+	Original Original
 }
 
 // Exact reports whether the generation duplicates its original's text
 // exactly (and so shares its text pile).
 func (n *NewGeneration) Exact() bool {
-	return n.DuplicateOf != 0 && (n.OriginalDigest == nil || n.TextPile != nil && string(n.OriginalDigest) == string(n.TextPile.Digest))
+	return n.DuplicateOf != 0 && (n.Original.Digest == nil || n.TextPile != nil && string(n.Original.Digest) == string(n.TextPile.Digest))
 }
 
 // Original is a generation that a new one may duplicate: its id and
-// its text pile's digest.
+// its text pile's digest; its URL and first_seen when the finder knows
+// them ("" and 0 otherwise).
 type Original struct {
-	ID     int64
-	Digest []byte
+	ID        int64
+	Digest    []byte
+	URL       string
+	FirstSeen int64
 }
 
 // OpenGeneration is a URL's open generation and what identifies its content.

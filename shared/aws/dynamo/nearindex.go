@@ -22,16 +22,18 @@ import (
 //	url "near#<band>#<4 hex digits>"  sk "near#<first_seen>#<id>"
 //
 // one per 16-bit band of the pile's SimHash, holding the fingerprint,
-// the generation's id, URL and text pile digest. A near-duplicate shares
-// at least one band with its original, so four Queries (one partition
-// each, a few items) find every candidate. The items are written before
-// the generation's transaction, as its links are: one whose transaction
-// then fails names a generation id that never exists, and a generation
-// that closes or becomes a duplicate leaves its items behind; readers
-// check each candidate against the originals GSI, so both are skipped.
+// the generation's id, URL, first_seen and text pile digest. A
+// near-duplicate shares at least one band with its original, so four
+// Queries (one partition each) find every candidate. The items are
+// written before the generation's transaction, as its links are: one
+// whose transaction then fails names a generation that never exists,
+// and a generation that closes or becomes a duplicate leaves its items
+// behind; the reader reads the candidates' generations back (one
+// BatchGetItem of a few attributes) and keeps only open originals.
+// Exact copies write theirs too: one may take over as the original.
 // Cost: four small writes per new generation with text (about 4 write
-// units), four eventually consistent Queries per new generation
-// summarized (docs/aws.md).
+// units), four eventually consistent Queries and a small BatchGetItem
+// per new generation summarized (docs/aws.md).
 const (
 	nearPrefix    = "near#"
 	gaNearSimHash = "simhash" // S: 16 hex digits
@@ -48,7 +50,7 @@ func nearItems(u string, id, firstSeen int64, digest []byte, simhash uint64) []m
 		items = append(items, map[string]types.AttributeValue{
 			gaURL: fxS(nearPartition(i, b)), gaSK: fxS(nearPrefix + firstSeenKey(firstSeen, id)),
 			gaNearSimHash: fxS(fmt.Sprintf("%016x", simhash)), gaGenID: fxN(id), gaNearURL: fxS(u),
-			gaTextPileDigest: fxS(hex.EncodeToString(digest)),
+			gaFirstSeen: fxN(firstSeen), gaTextPileDigest: fxS(hex.EncodeToString(digest)),
 		})
 	}
 	return items
@@ -85,14 +87,11 @@ func (d *DB) putNearItems(ctx context.Context, items []map[string]types.Attribut
 // FindNearOriginal returns the open, non-duplicate, indexable generation
 // of another URL, the earliest first seen, whose text pile's SimHash is
 // within crawl.NearDistance bits of simhash; a zero Original when there
-// is none. Requests: four Queries of the band partitions, and one Query
-// of the originals GSI per candidate until one is still an original.
+// is none. Requests: four Queries of the band partitions, then one
+// consistent BatchGetItem (of a few attributes) per 100 candidates.
 func (d *DB) FindNearOriginal(ctx context.Context, simhash uint64, u string) (crawl.Original, error) {
-	type cand struct {
-		sk, digest string
-		id         int64
-	}
-	var cands []cand
+	var cands []crawl.Original
+	seen := map[int64]bool{}
 	for i, b := range crawl.SimHashBands(simhash) {
 		e := &fxExpr{}
 		in := &dynamodb.QueryInput{TableName: aws.String(d.t.Generations),
@@ -106,11 +105,14 @@ func (d *DB) FindNearOriginal(ctx context.Context, simhash uint64, u string) (cr
 			for _, it := range out.Items {
 				r := fxReader{m: it}
 				h, herr := strconv.ParseUint(r.str(gaNearSimHash), 16, 64)
-				c := cand{sk: r.str(gaSK), digest: r.str(gaTextPileDigest), id: r.int(gaGenID)}
-				if r.err != nil || herr != nil {
-					return crawl.Original{}, fmt.Errorf("find near original of %s: item %s: %w", u, c.sk, cmp.Or(r.err, herr))
+				c := crawl.Original{ID: r.int(gaGenID), URL: r.str(gaNearURL), FirstSeen: r.int(gaFirstSeen)}
+				digest, derr := hex.DecodeString(r.str(gaTextPileDigest))
+				if err := cmp.Or(r.err, herr, derr); err != nil {
+					return crawl.Original{}, fmt.Errorf("find near original of %s: band item %s: %w", u, r.str(gaSK), err)
 				}
-				if r.str(gaNearURL) != u && crawl.Near(h, simhash) {
+				c.Digest = digest
+				if c.URL != u && !seen[c.ID] && crawl.Near(h, simhash) {
+					seen[c.ID] = true
 					cands = append(cands, c)
 				}
 			}
@@ -120,20 +122,54 @@ func (d *DB) FindNearOriginal(ctx context.Context, simhash uint64, u string) (cr
 			in.ExclusiveStartKey = out.LastEvaluatedKey
 		}
 	}
-	slices.SortFunc(cands, func(a, b cand) int { return cmp.Compare(a.sk, b.sk) })
-	cands = slices.CompactFunc(cands, func(a, b cand) bool { return a.id == b.id })
-	for _, c := range cands {
-		g, err := d.originalByID(ctx, c.digest, c.id)
+	slices.SortFunc(cands, func(a, b crawl.Original) int {
+		return cmp.Or(cmp.Compare(a.FirstSeen, b.FirstSeen), cmp.Compare(a.ID, b.ID))
+	})
+	for len(cands) > 0 {
+		batch := cands[:min(len(cands), 100)]
+		cands = cands[len(batch):]
+		open, err := d.openOriginals(ctx, batch)
 		if err != nil {
 			return crawl.Original{}, fmt.Errorf("find near original of %s: %w", u, err)
 		}
-		if g != nil {
-			digest, err := hex.DecodeString(c.digest)
-			if err != nil {
-				return crawl.Original{}, fmt.Errorf("find near original of %s: digest of %d: %w", u, c.id, err)
+		for _, c := range batch {
+			if open[c.ID] {
+				return c, nil
 			}
-			return crawl.Original{ID: c.id, Digest: digest}, nil
 		}
 	}
 	return crawl.Original{}, nil
+}
+
+// openOriginals reads the generations of cands back, consistently, and
+// reports which are still open originals (listed by the originals index).
+func (d *DB) openOriginals(ctx context.Context, cands []crawl.Original) (map[int64]bool, error) {
+	keys := make([]map[string]types.AttributeValue, len(cands))
+	for i, c := range cands {
+		keys[i] = genKey(c.URL, genSK(c.FirstSeen, c.ID))
+	}
+	e := &fxExpr{}
+	proj := e.name(gaGenID) + ", " + e.name(gaOriginalDigest) + ", " + e.name(gaConfirmedEnd)
+	req := map[string]types.KeysAndAttributes{d.t.Generations: {Keys: keys, ConsistentRead: aws.Bool(true),
+		ProjectionExpression: aws.String(proj), ExpressionAttributeNames: e.Names()}}
+	open := map[int64]bool{}
+	for attempt := 0; len(req) > 0; attempt++ {
+		if attempt == 4 {
+			return nil, crawl.Errorf(crawl.KindTransient, "read near candidates: keys left unprocessed")
+		}
+		out, err := d.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return nil, fmt.Errorf("read near candidates: %w", err)
+		}
+		for _, it := range out.Responses[d.t.Generations] {
+			r := fxReader{m: it}
+			id := r.int(gaGenID)
+			if r.err != nil {
+				return nil, fmt.Errorf("read near candidates: %w", r.err)
+			}
+			open[id] = it[gaOriginalDigest] != nil && it[gaConfirmedEnd] == nil
+		}
+		req = out.UnprocessedKeys
+	}
+	return open, nil
 }

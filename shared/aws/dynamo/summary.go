@@ -334,12 +334,25 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 		if open != nil && ng.DuplicateOf == open.ID {
 			return 0, nil, crawl.Errorf(crawl.KindInvalid, "a generation cannot duplicate its own URL's open generation %d", open.ID)
 		}
-		digest := ng.TextPile.Digest
-		if ng.OriginalDigest != nil {
-			digest = ng.OriginalDigest // a near or canonical duplicate
-		}
-		if orig, err = d.originalByID(ctx, hex.EncodeToString(digest), ng.DuplicateOf); err != nil {
-			return 0, nil, err
+		if o := ng.Original; o.URL != "" {
+			// Read back directly, consistently: the originals index may
+			// not list a generation that opened a moment ago (the page a
+			// canonical names, summarized just before).
+			g, err := d.getGen(ctx, o.URL, genSK(o.FirstSeen, ng.DuplicateOf))
+			if err != nil {
+				return 0, nil, err
+			}
+			if g != nil && g.ID == ng.DuplicateOf && g.Original {
+				orig = g
+			}
+		} else {
+			digest := ng.TextPile.Digest
+			if ng.Original.Digest != nil {
+				digest = ng.Original.Digest // a near or canonical duplicate
+			}
+			if orig, err = d.originalByID(ctx, hex.EncodeToString(digest), ng.DuplicateOf); err != nil {
+				return 0, nil, err
+			}
 		}
 		if orig == nil {
 			return 0, nil, fmt.Errorf("generation %d is no longer an original: %w", ng.DuplicateOf, crawl.ErrConflict)
@@ -360,7 +373,8 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 	// transaction that then fails leaves them under a generation id
 	// nothing names (a re-planned summary makes a new one), which no
 	// reader lists (Search joins each to its open generation).
-	if p := ng.TextPile; p != nil && ng.SimHash != 0 && !ng.Exact() && !ng.NoIndex {
+	if p := ng.TextPile; p != nil && ng.SimHash != 0 && !ng.NoIndex {
+		// Exact copies too: one may take over as the original.
 		// Before the transaction too: see nearindex.go.
 		if err := d.putNearItems(ctx, nearItems(s.URL, id, ng.Generation.FirstSeen, p.Digest, ng.SimHash)); err != nil {
 			return 0, nil, err

@@ -866,3 +866,29 @@ func TestSearchReadsOlderItems(t *testing.T) {
 		})
 	}
 }
+
+// TestDuplicateOfAKnownOriginalReadsItBack: a duplicate whose original
+// comes with its URL and first_seen (a canonical, a near copy) is checked
+// against the original's own item, read consistently, not the originals
+// index, which may not list a generation that opened a moment ago. The
+// digest given here matches nothing in the index: only the direct read
+// can accept it.
+func TestDuplicateOfAKnownOriginalReadsItBack(t *testing.T) {
+	db, _ := sumDB(t)
+	const a, b = "http://example.com/a", "http://example.com/b"
+	sumApply(t, db, contract.SummaryUpdate(a, "c1", 100, crawl.GenerationReplace, 0, contract.TextGen(a, 100, contract.TextPile("canonical text"), "A")))
+	ga := sumOpen(t, db, a).Generation
+	g := contract.DupGen(b, 110, contract.TextPile("a print version"), "B", ga.ID)
+	g.Original = crawl.Original{ID: ga.ID, Digest: []byte("not indexed"), URL: a, FirstSeen: ga.FirstSeen}
+	sumApply(t, db, contract.SummaryUpdate(b, "c2", 110, crawl.GenerationReplace, 0, g))
+	if got := sumOpen(t, db, b).Generation; !got.MarkedDuplicate {
+		t.Errorf("b is not marked a duplicate of a")
+	}
+	// Without the key, the index is asked, by that digest, and says no.
+	g = contract.DupGen(b, 120, contract.TextPile("another version"), "B", ga.ID)
+	g.Original = crawl.Original{ID: ga.ID, Digest: []byte("not indexed")}
+	_, err := db.ApplySummary(context.Background(), contract.SummaryUpdate(b, "c3", 120, crawl.GenerationReplace, sumOpen(t, db, b).Generation.ID, g))
+	if !errors.Is(err, crawl.ErrConflict) {
+		t.Errorf("ApplySummary without the original's key = %v, want ErrConflict", err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -143,7 +144,16 @@ func (s *Summarizer) summarize(ctx context.Context, t crawl.SummarizeTask, cr cr
 		}
 		_, err = s.store.ApplySummary(ctx, u)
 		if errors.Is(err, crawl.ErrConflict) && attempt < 4 {
-			continue // another crawl of the URL was summarized meanwhile
+			// Another crawl of the URL was summarized meanwhile, or an
+			// index the plan read lagged: plan again, after a moment.
+			t := time.NewTimer(time.Duration(10<<attempt) * time.Millisecond)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return ctx.Err()
+			}
+			continue
 		}
 		return err
 	}
@@ -227,7 +237,7 @@ func (s *Summarizer) place(ctx context.Context, u *crawl.SummaryUpdate, open cra
 			return fmt.Errorf("summarize %s: %w", u.URL, err)
 		}
 		if orig.ID != 0 {
-			ng.DuplicateOf, ng.OriginalDigest = orig.ID, orig.Digest
+			ng.DuplicateOf, ng.Original = orig.ID, orig
 			ng.Generation.MarkedDuplicate = true
 			u.Crawl.ExitCode = crawl.ExitDuplicate
 		}
@@ -259,7 +269,7 @@ func (s *Summarizer) original(ctx context.Context, url string, ng *crawl.NewGene
 			return crawl.Original{}, fmt.Errorf("canonical %s: %w", *f.CanonicalURL, err)
 		case !og.Generation.MarkedDuplicate && !og.NoIndex:
 			if digest, ok := textDigest(og.ContentKey); ok {
-				return crawl.Original{ID: og.Generation.ID, Digest: digest}, nil
+				return crawl.Original{ID: og.Generation.ID, Digest: digest, URL: og.Generation.URL, FirstSeen: og.Generation.FirstSeen}, nil
 			}
 		}
 	}

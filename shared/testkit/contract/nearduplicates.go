@@ -74,7 +74,7 @@ func nearDuplicates(t *testing.T, s Metadata) {
 		t.Errorf("FindNearOriginal(a far SimHash) = %d, want none", o.ID)
 	}
 
-	gb.DuplicateOf, gb.OriginalDigest, gb.Generation.MarkedDuplicate = idA, pa.Digest, true
+	gb.DuplicateOf, gb.Original, gb.Generation.MarkedDuplicate = idA, crawl.Original{ID: idA, Digest: pa.Digest}, true
 	su := SummaryUpdate(b, "c2", 110, crawl.GenerationReplace, 0, gb)
 	su.Crawl.ExitCode = crawl.ExitDuplicate
 	apply(t, s, su)
@@ -104,3 +104,25 @@ func nearDuplicates(t *testing.T, s Metadata) {
 		t.Errorf("Search(edited) = %v, %v; want b alone: its own text", hits, err)
 	}
 }
+
+// nearAfterPromotion: an exact copy that takes over as the original
+// when its original changes is found by SimHash in its turn.
+func nearAfterPromotion(t *testing.T, s Metadata) {
+	const a, c, x = "http://example.com/a", "http://example.com/c", "http://example.com/x"
+	seen(t, s, a, c)
+	pa := longPile(3, 400, false)
+	ga := nearGen(t, a, 100, pa, "A")
+	apply(t, s, SummaryUpdate(a, "c1", 100, crawl.GenerationReplace, 0, ga))
+	idA := openGen(t, s, a).Generation.ID
+	gc := nearGen(t, c, 110, pa, "C")
+	gc.DuplicateOf, gc.Original, gc.Generation.MarkedDuplicate = idA, crawl.Original{ID: idA, Digest: pa.Digest}, true
+	apply(t, s, SummaryUpdate(c, "c2", 110, crawl.GenerationReplace, 0, gc))
+	idC := openGen(t, s, c).Generation.ID
+	apply(t, s, SummaryUpdate(a, "c3", 200, crawl.GenerationReplace, idA, nearGen(t, a, 200, longPile(4, 400, false), "A2")))
+	near := nearGen(t, x, 0, longPile(3, 400, true), "").SimHash
+	o, err := s.FindNearOriginal(t.Context(), near, x)
+	if err != nil || o.ID != idC {
+		t.Errorf("FindNearOriginal after the copy took over = %+v, %v; want the copy %d", o, err, idC)
+	}
+}
+

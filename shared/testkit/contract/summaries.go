@@ -48,6 +48,7 @@ func summaries(t *testing.T, open Opener) {
 		{"Concurrent", func(t *testing.T) { summaryConcurrent(t, open(t)) }},
 		{"FindOriginal", func(t *testing.T) { findOriginal(t, open(t)) }},
 		{"NearDuplicates", func(t *testing.T) { nearDuplicates(t, open(t)) }},
+		{"NearAfterPromotion", func(t *testing.T) { nearAfterPromotion(t, open(t)) }},
 		{"TextPileShared", func(t *testing.T) {
 			s := open(t)
 			const a, b = "http://example.com/a", "http://example.com/b"

@@ -92,6 +92,9 @@ func (r *reader) linkValue() (Link, bool) {
 		}
 		r.i++
 		r.ows()
+		if r.done() || r.s[r.i] == ',' {
+			return l, true // a trailing ";" ends the link-value
+		}
 		name := strings.ToLower(r.token())
 		if name == "" {
 			return Link{}, false

@@ -28,6 +28,8 @@ func TestParse(t *testing.T) {
 		{"unterminated quote", []string{`<a>; rel="canonical`}, nil},
 		{"parameter without a value", []string{`<a>; crossorigin; rel=preload`}, []Link{{"a", []string{"preload"}}}},
 		{"no rel", []string{`<a>`}, []Link{{"a", nil}}},
+		{"a trailing semicolon", []string{`<a>;rel=canonical; , <b>; rel=next;`},
+			[]Link{{"a", []string{"canonical"}}, {"b", []string{"next"}}}},
 		{"empty", []string{"", " , "}, nil},
 	}
 	for _, tt := range tests {
