@@ -125,4 +125,3 @@ func nearAfterPromotion(t *testing.T, s Metadata) {
 		t.Errorf("FindNearOriginal after the copy took over = %+v, %v; want the copy %d", o, err, idC)
 	}
 }
-
