@@ -49,27 +49,29 @@ func init() {
 // of rather than what it is about.
 func StopWord(w string) bool { return stopWords[w] }
 
-// Singular is the singular of an English plural word of letters, by the
-// spelling rules ("dictionaries": "dictionary", "classes": "class",
-// "threads": "thread"), lower-cased, or "" for a word that does not look
-// plural (short, ending in -ss, -us or -is, or not letters only). A
-// query word also matches its singular, so that "threads" finds a title
-// such as "Thread-based parallelism" (the index has no stemmer: FTS5's
-// Porter stemmer made search worse, BENCHMARKS.md); a singular is not
-// widened to plurals (a rare plural, "news" for "new", outweighs the
-// word itself).
-func Singular(w string) string {
+// Singulars are the possible singulars of an English plural word of
+// letters, lower-cased, by the spelling rules: "threads" gives
+// "thread"; "dictionaries" "dictionary" and "dictionarie" (as "movies"
+// needs "movie"); "classes" "class" and "classe" (as "caches" needs
+// "cache"). A word that does not look plural (short, ending in -ss, -us
+// or -is, or not letters only) has none. A query word also matches its
+// singulars, so that "threads" finds a title such as "Thread-based
+// parallelism" (the index has no stemmer: FTS5's Porter stemmer made
+// search worse, BENCHMARKS.md); a singular is not widened to plurals
+// (a rare plural, "news" for "new", outweighs the word itself). A
+// wrong guess costs little: it is one more word that rarely occurs.
+func Singulars(w string) []string {
 	l := strings.ToLower(w)
 	if len(l) <= 3 || strings.IndexFunc(l, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 {
-		return ""
+		return nil
 	}
 	switch {
 	case strings.HasSuffix(l, "ies"):
-		return l[:len(l)-3] + "y"
+		return []string{l[:len(l)-3] + "y", l[:len(l)-1]}
 	case strings.HasSuffix(l, "sses"), strings.HasSuffix(l, "xes"), strings.HasSuffix(l, "ches"), strings.HasSuffix(l, "shes"):
-		return l[:len(l)-2]
+		return []string{l[:len(l)-2], l[:len(l)-1]}
 	case strings.HasSuffix(l, "ss"), strings.HasSuffix(l, "us"), strings.HasSuffix(l, "is"), !strings.HasSuffix(l, "s"):
-		return ""
+		return nil
 	}
-	return l[:len(l)-1]
+	return []string{l[:len(l)-1]}
 }

@@ -195,10 +195,7 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 			return
 		}
 		seen[t] = true
-		w := []string{t}
-		if sg := crawl.Singular(t); sg != "" && sg != t {
-			w = append(w, sg)
-		}
+		w := append([]string{t}, crawl.Singulars(t)...)
 		all = append(all, w)
 		if !crawl.StopWord(t) {
 			kept = append(kept, w)

@@ -16,12 +16,12 @@ func (w queryWord) match() string { return "(" + strings.Join(w, " OR ") + ")" }
 
 // queryWords are a query's words, without the common English words
 // unless nothing else is left; a plural word also has its singular as a
-// form (crawl.Singular).
+// form (crawl.Singulars).
 func queryWords(s string) []queryWord {
 	var all, kept []queryWord
 	for _, w := range strings.Fields(s) {
 		qw := queryWord{quote(w)}
-		if sg := crawl.Singular(w); sg != "" {
+		for _, sg := range crawl.Singulars(w) {
 			qw = append(qw, quote(sg))
 		}
 		all = append(all, qw)

@@ -11,8 +11,8 @@ func TestQueryWords(t *testing.T) {
 		want  []queryWord
 	}{
 		{"lock between threads", []queryWord{{`"lock"`}, {`"between"`}, {`"threads"`, `"thread"`}}},
-		{"sort a list of dictionaries", []queryWord{{`"sort"`}, {`"list"`}, {`"dictionaries"`, `"dictionary"`}}},
-		{"the classes", []queryWord{{`"classes"`, `"class"`}}},
+		{"sort a list of dictionaries", []queryWord{{`"sort"`}, {`"list"`}, {`"dictionaries"`, `"dictionary"`, `"dictionarie"`}}},
+		{"the classes", []queryWord{{`"classes"`, `"class"`, `"classe"`}}},
 		{"at the", []queryWord{{`"at"`}, {`"the"`}}},
 		{`say "hi"`, []queryWord{{`"say"`}, {`"""hi"""`}}},
 		{"   ", nil},
