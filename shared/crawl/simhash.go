@@ -2,8 +2,8 @@ package crawl
 
 import (
 	"math/bits"
-	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Near-duplicates (issue #18): two pages whose content differs only in a
@@ -38,55 +38,81 @@ func Near(a, b uint64) bool { return bits.OnesCount64(a^b) <= NearDistance }
 
 // SimHash returns the 64-bit SimHash of the pile's content (its text,
 // headlines, code and quotes; not its page chrome), with word 3-grams
-// as features, each weighted by its count. ok is false when the content
-// has fewer than MinSimHashWords words.
+// as features, each weighted by its count. A word is a run of letters
+// and digits, lower-cased. ok is false when the content has fewer than
+// MinSimHashWords words. It reads the text once, hashing each word as it
+// goes (no word is copied): it runs on every page summarized.
 func (p TextPile) SimHash() (h uint64, ok bool) {
-	var v [64]int32
-	var w [3]string // the last three words
-	words := 0
-	for _, f := range []string{p.BigHeadlines, p.SmallHeadlines, p.Text, p.CodeText, p.QuoteText} {
-		for word := range strings.FieldsFuncSeq(f, notWordRune) {
-			w[0], w[1], w[2] = w[1], w[2], strings.ToLower(word)
-			if words++; words < 3 {
-				continue
-			}
-			f := shingleHash(w)
-			for i := range v {
-				if f&(1<<i) != 0 {
-					v[i]++
-				} else {
-					v[i]--
+	var ones [64]int32 // per bit: the features that have it set
+	var w [3]uint64    // the last three words' hashes
+	words, features := 0, int32(0)
+	var buf [utf8.UTFMax]byte // a character, lower-cased
+	add := func(word uint64) {
+		w[0], w[1], w[2] = w[1], w[2], word
+		if words++; words < 3 {
+			return
+		}
+		f := shingleHash(w)
+		for i := range ones {
+			ones[i] += int32(f >> i & 1)
+		}
+		features++
+	}
+	for _, field := range []string{p.BigHeadlines, p.SmallHeadlines, p.Text, p.CodeText, p.QuoteText} {
+		const offset, prime = 14695981039346656037, 1099511628211
+		word, in := uint64(offset), false
+		for i := 0; i < len(field); {
+			c := field[i]
+			var lower []byte
+			size := 1
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+				buf[0] = c
+				lower = buf[:1]
+			case 'A' <= c && c <= 'Z':
+				buf[0] = c + 'a' - 'A'
+				lower = buf[:1]
+			case c >= utf8.RuneSelf:
+				r, n := utf8.DecodeRuneInString(field[i:])
+				size = n
+				if unicode.IsLetter(r) || unicode.IsDigit(r) {
+					lower = buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))]
 				}
 			}
+			i += size
+			if lower == nil {
+				if in {
+					add(word)
+					word, in = offset, false
+				}
+				continue
+			}
+			for _, b := range lower {
+				word = (word ^ uint64(b)) * prime
+			}
+			in = true
+		}
+		if in {
+			add(word)
 		}
 	}
 	if words < MinSimHashWords {
 		return 0, false
 	}
-	for i, x := range v {
-		if x > 0 {
+	for i, n := range ones {
+		if 2*n > features { // more features with the bit set than without
 			h |= 1 << i
 		}
 	}
 	return h, true
 }
 
-func notWordRune(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
-
-// shingleHash is FNV-1a over the three words (a zero byte between them)
-// and a SplitMix64 finalizer, so that every output bit depends on every
-// input bit: SimHash needs the bits of its feature hashes independent.
-func shingleHash(w [3]string) uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
-	for i, s := range w {
-		if i > 0 {
-			h = (h ^ 0) * prime
-		}
-		for j := 0; j < len(s); j++ {
-			h = (h ^ uint64(s[j])) * prime
-		}
-	}
+// shingleHash mixes three words' FNV-1a hashes, each rotated by its
+// place, with a SplitMix64 finalizer, so that every output bit depends
+// on every input bit: SimHash needs the bits of its feature hashes
+// independent.
+func shingleHash(w [3]uint64) uint64 {
+	h := w[0] ^ bits.RotateLeft64(w[1], 21) ^ bits.RotateLeft64(w[2], 42)
 	h ^= h >> 30
 	h *= 0xbf58476d1ce4e5b9
 	h ^= h >> 27

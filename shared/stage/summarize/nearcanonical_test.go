@@ -3,17 +3,19 @@ package summarize
 import (
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
-// words is n words of text made from seed; with edit, one is changed.
+// words is n words of text drawn from seed; with edit, one is changed.
 func words(seed, n int, edit bool) string {
+	r := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 	w := make([]string, n)
 	for i := range w {
-		w[i] = fmt.Sprintf("w%d", (i*7919+seed*104729)%997)
+		w[i] = fmt.Sprintf("w%d", r.IntN(5000))
 	}
 	if edit {
 		w[n/2] = "edited"
@@ -40,13 +42,13 @@ type page struct {
 // leaves the page an original.
 func TestNearAndCanonicalDuplicates(t *testing.T) {
 	const a, b, x = "http://example.com/a", "http://example.com/b", "http://example.com/x"
-	long, edited, other := words(1, 400, false), words(1, 400, true), words(2, 400, false)
+	long, edited, other := words(1, 1000, false), words(1, 1000, true), words(2, 1000, false)
 	tests := []struct {
 		name  string
 		pages []page
 	}{
 		{"the same text", []page{{url: a, text: long}, {url: b, text: long, want: a, exact: true}}},
-		{"one word changed in 400", []page{{url: a, text: long}, {url: b, text: edited, want: a}}},
+		{"one word changed in 1,000", []page{{url: a, text: long}, {url: b, text: edited, want: a}}},
 		{"unrelated text", []page{{url: a, text: long}, {url: b, text: other}}},
 		{"short texts one word apart are not near", []page{{url: a, text: words(1, 30, false)}, {url: b, text: words(1, 30, true)}}},
 		{"rel=canonical names a crawled page", []page{{url: a, text: long}, {url: b, text: other, htmlCanonical: a, want: a}}},

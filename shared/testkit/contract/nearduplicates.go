@@ -2,18 +2,20 @@ package contract
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
-// longPile is a text pile of n words made from seed, long enough for a
-// SimHash; edit changes one word of it.
+// longPile is a text pile of n words drawn from seed, long enough for
+// a SimHash; edit changes one word of it.
 func longPile(seed, n int, edit bool) *crawl.TextPile {
+	r := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 	w := make([]string, n)
 	for i := range w {
-		w[i] = fmt.Sprintf("w%d", (i*7919+seed*104729)%997)
+		w[i] = fmt.Sprintf("w%d", r.IntN(5000))
 	}
 	if edit {
 		w[n/2] = "edited"
@@ -41,7 +43,7 @@ func nearGen(t *testing.T, u string, at int64, p *crawl.TextPile, title string) 
 func nearDuplicates(t *testing.T, s Metadata) {
 	const a, b, c, n = "http://example.com/a", "http://example.com/b", "http://example.com/c", "http://example.com/n"
 	seen(t, s, a, b, c, n)
-	pa, pb, far := longPile(1, 400, false), longPile(1, 400, true), longPile(2, 400, false)
+	pa, pb, far := longPile(1, 2000, false), longPile(1, 2000, true), longPile(2, 2000, false)
 	ga := nearGen(t, a, 100, pa, "A")
 	gb := nearGen(t, b, 110, pb, "B")
 	if !crawl.Near(ga.SimHash, gb.SimHash) || crawl.Near(ga.SimHash, nearGen(t, c, 0, far, "").SimHash) {
@@ -59,7 +61,7 @@ func nearDuplicates(t *testing.T, s Metadata) {
 		t.Fatalf("FindNearOriginal before any generation = %+v, want none", o)
 	}
 	// A noindex page is never an original.
-	gn := nearGen(t, n, 90, longPile(1, 400, false), "N")
+	gn := nearGen(t, n, 90, longPile(1, 2000, false), "N")
 	gn.NoIndex = true
 	apply(t, s, SummaryUpdate(n, "cn", 90, crawl.GenerationReplace, 0, gn))
 	apply(t, s, SummaryUpdate(a, "c1", 100, crawl.GenerationReplace, 0, ga))
@@ -119,7 +121,7 @@ func nearAfterPromotion(t *testing.T, s Metadata) {
 	apply(t, s, SummaryUpdate(c, "c2", 110, crawl.GenerationReplace, 0, gc))
 	idC := openGen(t, s, c).Generation.ID
 	apply(t, s, SummaryUpdate(a, "c3", 200, crawl.GenerationReplace, idA, nearGen(t, a, 200, longPile(4, 400, false), "A2")))
-	near := nearGen(t, x, 0, longPile(3, 400, true), "").SimHash
+	near := ga.SimHash // the same text, found from another URL
 	o, err := s.FindNearOriginal(t.Context(), near, x)
 	if err != nil || o.ID != idC {
 		t.Errorf("FindNearOriginal after the copy took over = %+v, %v; want the copy %d", o, err, idC)
