@@ -131,11 +131,7 @@ func (s *Summarizer) summarize(ctx context.Context, t crawl.SummarizeTask, cr cr
 			doc.Text.Digest = doc.Text.ComputeDigest()
 		}
 		simhash, _ = doc.Text.SimHash()
-		canonical := doc.CanonicalURL
-		if canonical == nil && cr.File != nil {
-			canonical = cr.File.CanonicalURL // from a Link header
-		}
-		defer s.sameText.lockAll(sameTextKeys(t.URL, doc.Text.Digest, simhash, canonical))()
+		defer s.sameText.lockAll(sameTextKeys(t.URL, doc.Text.Digest, simhash, canonicalOf(cr.File, doc)))()
 	}
 	for attempt := 0; ; attempt++ {
 		u, err := s.plan(ctx, cr, doc, simhash)
@@ -146,11 +142,11 @@ func (s *Summarizer) summarize(ctx context.Context, t crawl.SummarizeTask, cr cr
 		if errors.Is(err, crawl.ErrConflict) && attempt < 4 {
 			// Another crawl of the URL was summarized meanwhile, or an
 			// index the plan read lagged: plan again, after a moment.
-			t := time.NewTimer(time.Duration(10<<attempt) * time.Millisecond)
+			wait := time.NewTimer(time.Duration(10<<attempt) * time.Millisecond)
 			select {
-			case <-t.C:
+			case <-wait.C:
 			case <-ctx.Done():
-				t.Stop()
+				wait.Stop()
 				return ctx.Err()
 			}
 			continue
@@ -304,7 +300,7 @@ func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document, simhash
 		Generation: crawl.EntityGeneration{UUID: uuid.NewString(), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
 		ContentKey: "body:" + f.ContentID(),
 		BodyKey:    f.BodyKey,
-		File:       &crawl.FileSummary{FileSize: f.FileSize, MIMEType: &mt, CanonicalURL: f.CanonicalURL},
+		File:       &crawl.FileSummary{FileSize: f.FileSize, MIMEType: &mt, CanonicalURL: canonicalOf(f, doc)},
 	}
 	if doc == nil {
 		return ng
@@ -317,9 +313,6 @@ func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document, simhash
 	ng.ContentKey = "text:" + hex.EncodeToString(pile.Digest)
 	ng.SimHash = simhash
 	ng.NoIndex = doc.NoIndex
-	if doc.CanonicalURL != nil {
-		ng.File.CanonicalURL = doc.CanonicalURL
-	}
 	ng.Description = &crawl.DocumentDescription{
 		TimeCreated: doc.TimeCreated, TimeUpdated: doc.TimeUpdated, PrimaryLanguage: doc.Language,
 		Title: doc.Title, PrimaryHeadline: doc.Headline, Description: doc.Description, Indexiness: doc.Indexiness,
@@ -352,6 +345,19 @@ func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document, simhash
 		ng.Tokens = Tokens(pile)
 	}
 	return ng
+}
+
+// canonicalOf is the canonical URL a page names: its HTML's <link
+// rel=canonical> (doc, nil when not parsed), else the Link header the
+// fetcher recorded on its file.
+func canonicalOf(f *crawl.File, doc *crawl.Document) *string {
+	if doc != nil && doc.CanonicalURL != nil {
+		return doc.CanonicalURL
+	}
+	if f != nil {
+		return f.CanonicalURL
+	}
+	return nil
 }
 
 // sameTextKeys are the locks a summary of url holds: its text's digest
