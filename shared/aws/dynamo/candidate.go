@@ -135,6 +135,29 @@ func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
 	return nil
 }
 
+// putsAtOnce is how many of PutCandidates' writes are in flight at once:
+// a page's hundred new links take a few round trips, not a hundred.
+const putsAtOnce = 16
+
+// PutCandidates writes each candidate as PutCandidate does, putsAtOnce
+// at a time, and returns each one's error. DynamoDB has no conditional
+// batch write, so the writes are one UpdateItem each, sent at once.
+func (d *DB) PutCandidates(ctx context.Context, cs []crawl.Candidate) []error {
+	errs := make([]error, len(cs))
+	sem := make(chan struct{}, putsAtOnce)
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			errs[i] = d.PutCandidate(ctx, c)
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
 // candidateUpdate is the conditional update that writes c as version
 // c.Version+1, also counting a crawl if countCrawl.
 func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool) (*dynamodb.UpdateItemInput, error) {

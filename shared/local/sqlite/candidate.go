@@ -74,6 +74,33 @@ func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
 	return d.tx(ctx, func(ctx context.Context, w *wtx) error { return putCandidate(ctx, w, c) })
 }
 
+// PutCandidates writes the candidates in one write, each as PutCandidate
+// would, and returns each one's error. A candidate refused (KindInvalid)
+// or lost to another writer (ErrConflict) changes nothing and does not
+// stop the others: putCandidate finds both before it writes anything.
+// Any other error fails them all.
+func (d *DB) PutCandidates(ctx context.Context, cs []crawl.Candidate) []error {
+	errs := make([]error, len(cs))
+	err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+		for i, c := range cs {
+			errs[i] = putCandidate(ctx, w, c)
+			if err := errs[i]; err != nil && !errors.Is(err, crawl.ErrConflict) && crawl.KindOf(err) != crawl.KindInvalid {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		for i := range errs {
+			errs[i] = err
+		}
+	}
+	return errs
+}
+
+// putCandidate writes c. A candidate it refuses or that lost to another
+// writer comes back as an error before anything is written (PutCandidates
+// counts on it).
 func putCandidate(ctx context.Context, q *wtx, c crawl.Candidate) error {
 	// What the DynamoDB store refuses, refused here too (its GSIs need a
 	// host), so that both homes take the same candidates.
@@ -131,7 +158,7 @@ func putCandidate(ctx context.Context, q *wtx, c crawl.Candidate) error {
 		// A filtered URL admitted after all (found closer to a seed, or
 		// filters changed) is collected now.
 		if _, err := q.ExecContext(ctx, `UPDATE sites SET CollectedURLs=CollectedURLs+1 WHERE Id=?
-			AND (SELECT state FROM crawl_frontier WHERE url_id=?)='filtered'`, c.SiteID, id); err != nil {
+			AND (SELECT state FROM crawl_frontier WHERE url_id=? AND version=?)='filtered'`, c.SiteID, id, c.Version); err != nil {
 			return fmt.Errorf("count URL of site %s: %w", c.SiteID, err)
 		}
 	}

@@ -25,6 +25,9 @@ import (
 type Store interface {
 	GetCandidate(ctx context.Context, url string) (crawl.Candidate, error)
 	PutCandidate(ctx context.Context, c crawl.Candidate) error
+	// PutCandidates writes each candidate as PutCandidate would, at once
+	// where the store can, and returns each one's error (nil: written).
+	PutCandidates(ctx context.Context, cs []crawl.Candidate) []error
 	DueCandidates(ctx context.Context, now int64, limit int) ([]crawl.Candidate, error)
 	StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.Candidate, error)
 	AddScopeHost(ctx context.Context, host string) error
@@ -83,52 +86,14 @@ const (
 // admitted (an invalid URL) is an error of kind crawl.KindInvalid; an
 // invalid URL found in a page is recorded as a filtered candidate.
 func (s *Scheduler) Admit(ctx context.Context, ev crawl.EnqueueEvent) (Outcome, error) {
-	if err := ev.Validate(); err != nil {
-		return "", crawl.E("admit", crawl.KindInvalid, err)
-	}
-	discovered := ev.Parent != ""
-	n, err := urlnorm.Normalize(ev.URL)
-	if err != nil {
-		switch {
-		case errors.Is(err, urlnorm.ErrUnsupportedScheme) && discovered:
-			return Killed, nil
-		case discovered:
-			return s.recordInvalid(ctx, ev, err)
-		default:
-			return "", crawl.E("admit "+ev.URL, crawl.KindInvalid, err)
-		}
-	}
-	switch ev.EnqueueType {
-	case crawl.EnqueueStatus:
-		return StatusAsk, nil
-	case crawl.EnqueueExport:
-		return "", crawl.E("admit "+ev.URL, crawl.KindInvalid, fmt.Errorf("enqueue_type export is not supported by this crawler"))
-	}
-	seed := ev.Seed || (!discovered && ev.Hops == 0 && ev.NRedirs == 0)
-	site := s.siteOf(n.URL)
-	// A seed puts its host in scope, unless it is a site's URL: a site's
-	// scope is its roots.
-	if seed && site == nil {
-		if err := s.addScope(ctx, n.Host); err != nil {
-			return "", err
-		}
-		if ev.Site != "" {
-			sn, err := urlnorm.Normalize(siteURL(ev.Site))
-			if err != nil {
-				return "", crawl.E("admit "+ev.URL, crawl.KindInvalid, fmt.Errorf("site %q: %w", ev.Site, err))
-			}
-			if err := s.addScope(ctx, sn.Host); err != nil {
-				return "", err
-			}
-		}
-	}
-	verdict, err := s.judge(ctx, n, ev, site)
-	if err != nil {
-		return "", err
-	}
 	for attempt := 0; ; attempt++ {
-		out, err := s.admit(ctx, n, ev, verdict, site)
-		if !errors.Is(err, crawl.ErrConflict) || attempt == 4 {
+		d, err := s.decide(ctx, ev)
+		if err != nil || d.put == nil {
+			return d.out, err
+		}
+		err = s.store.PutCandidate(ctx, *d.put)
+		out, again, err := s.wrote(ctx, d, err)
+		if !again || attempt == 4 {
 			return out, err
 		}
 	}
@@ -136,20 +101,68 @@ func (s *Scheduler) Admit(ctx context.Context, ev crawl.EnqueueEvent) (Outcome, 
 
 // AdmitEach admits every event ev stands for (its URL, or each of its
 // URLs: crawl.EnqueueEvent.Each) and calls fn, if not nil, with each
-// outcome. A URL that cannot be admitted (KindInvalid) does not stop
-// the others; they are named in the KindInvalid error returned at the
-// end. Any other error stops at once, to be retried: admitting the URLs
-// already admitted again changes nothing.
+// outcome, in the events' order. A URL that cannot be admitted
+// (KindInvalid) does not stop the others; they are named in the
+// KindInvalid error returned at the end. Any other error stops at once,
+// to be retried: admitting the URLs already admitted again changes
+// nothing.
+//
+// The candidates the events come to are written in one PutCandidates,
+// not one write per URL: a page's links are admitted in one database
+// write (one commit in SQLite; in DynamoDB, UpdateItems sent 16 at a
+// time). A URL whose write lost to another writer is admitted again
+// on its own, as Admit does.
 func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn func(crawl.EnqueueEvent, Outcome)) error {
+	evs := ev.Each()
+	outs := make([]Outcome, len(evs))
+	errs := make([]error, len(evs))
+	decs := make([]decision, len(evs))
+	var puts []crawl.Candidate
+	var putOf []int              // the event of each put
+	planned := map[string]bool{} // URLs with a put planned: a second event for one waits for the first
+	var again []int              // events admitted on their own once the puts are in
+	for i, e := range evs {
+		d, err := s.decide(ctx, e)
+		switch {
+		case err != nil && crawl.KindOf(err) != crawl.KindInvalid:
+			return err // nothing written yet: the event is retried whole
+		case err != nil:
+			errs[i] = err
+		case d.put == nil:
+			outs[i] = d.out
+		case planned[d.put.URL]:
+			again = append(again, i)
+		default:
+			planned[d.put.URL] = true
+			decs[i] = d
+			puts = append(puts, *d.put)
+			putOf = append(putOf, i)
+		}
+	}
+	if len(puts) > 0 {
+		for j, err := range s.store.PutCandidates(ctx, puts) {
+			i := putOf[j]
+			out, retry, err := s.wrote(ctx, decs[i], err)
+			if retry {
+				again = append(again, i)
+				continue
+			}
+			outs[i], errs[i] = out, err
+		}
+	}
+	slices.Sort(again)
+	for _, i := range again {
+		outs[i], errs[i] = s.Admit(ctx, evs[i])
+	}
+
 	var refused []string
 	var first error
-	evs := ev.Each()
-	for _, e := range evs {
-		out, err := s.Admit(ctx, e)
+	for i, e := range evs {
+		err := errs[i]
 		switch {
 		case err == nil:
 			if fn != nil {
-				fn(e, out)
+				fn(e, outs[i])
 			}
 		case crawl.KindOf(err) == crawl.KindInvalid && len(evs) > 1:
 			refused = append(refused, e.URL)
@@ -165,6 +178,89 @@ func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn fun
 			len(refused), len(evs), crawl.Truncate(refused[0], 200), first))
 	}
 	return nil
+}
+
+// decision is what admitting one event comes to, before anything is
+// written: its outcome, and the candidate to write for it, if any.
+type decision struct {
+	out Outcome
+	put *crawl.Candidate // nil: nothing to write
+	// onConflict is the outcome when the write loses to another writer;
+	// "": the event is decided again.
+	onConflict Outcome
+	countSite  string // the site whose admitted URLs the write adds one to
+	invalid    error  // why the URL was recorded as invalid (logged once written)
+}
+
+// decide works out what admitting ev comes to. It reads the store, and
+// writes only a seed's host into the scope.
+func (s *Scheduler) decide(ctx context.Context, ev crawl.EnqueueEvent) (decision, error) {
+	if err := ev.Validate(); err != nil {
+		return decision{}, crawl.E("admit", crawl.KindInvalid, err)
+	}
+	discovered := ev.Parent != ""
+	n, err := urlnorm.Normalize(ev.URL)
+	if err != nil {
+		switch {
+		case errors.Is(err, urlnorm.ErrUnsupportedScheme) && discovered:
+			return decision{out: Killed}, nil
+		case discovered:
+			return s.invalid(ev, err), nil
+		default:
+			return decision{}, crawl.E("admit "+ev.URL, crawl.KindInvalid, err)
+		}
+	}
+	switch ev.EnqueueType {
+	case crawl.EnqueueStatus:
+		return decision{out: StatusAsk}, nil
+	case crawl.EnqueueExport:
+		return decision{}, crawl.E("admit "+ev.URL, crawl.KindInvalid, fmt.Errorf("enqueue_type export is not supported by this crawler"))
+	}
+	seed := ev.Seed || (!discovered && ev.Hops == 0 && ev.NRedirs == 0)
+	site := s.siteOf(n.URL)
+	// A seed puts its host in scope, unless it is a site's URL: a site's
+	// scope is its roots.
+	if seed && site == nil {
+		if err := s.addScope(ctx, n.Host); err != nil {
+			return decision{}, err
+		}
+		if ev.Site != "" {
+			sn, err := urlnorm.Normalize(siteURL(ev.Site))
+			if err != nil {
+				return decision{}, crawl.E("admit "+ev.URL, crawl.KindInvalid, fmt.Errorf("site %q: %w", ev.Site, err))
+			}
+			if err := s.addScope(ctx, sn.Host); err != nil {
+				return decision{}, err
+			}
+		}
+	}
+	verdict, err := s.judge(ctx, n, ev, site)
+	if err != nil {
+		return decision{}, err
+	}
+	return s.admit(ctx, n, ev, verdict, site)
+}
+
+// wrote settles a decision whose candidate was written with result err:
+// the outcome, or whether to decide again (the write lost to another
+// writer).
+func (s *Scheduler) wrote(ctx context.Context, d decision, err error) (out Outcome, again bool, _ error) {
+	switch {
+	case errors.Is(err, crawl.ErrConflict) && d.onConflict != "":
+		return d.onConflict, false, nil
+	case errors.Is(err, crawl.ErrConflict):
+		return "", true, fmt.Errorf("put candidate %s: %w", d.put.URL, err)
+	case err != nil:
+		return "", false, fmt.Errorf("put candidate %s: %w", d.put.URL, err)
+	}
+	s.known.saw(*d.put)
+	if d.countSite != "" {
+		s.countAdmitted(d.countSite)
+	}
+	if d.invalid != nil {
+		s.log.DebugContext(ctx, "invalid URL in page", "url", d.put.URL, "parent", d.put.Parent, "err", d.invalid)
+	}
+	return d.out, false, nil
 }
 
 func siteURL(site string) string {
@@ -225,10 +321,10 @@ func matchAny(res []*regexp.Regexp, s string) bool {
 	return false
 }
 
-func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, verdict crawl.ExitCode, site *crawl.CompiledSite) (Outcome, error) {
+func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, verdict crawl.ExitCode, site *crawl.CompiledSite) (decision, error) {
 	plain := ev.EnqueueType != crawl.EnqueueForced && ev.EnqueueType != crawl.EnqueueReenqueued && ev.LastMod == 0
 	if plain && s.known.dedupes(n.URL, ev.Hops, verdict != crawl.ExitUnknown) {
-		return Deduped, nil
+		return decision{out: Deduped}, nil
 	}
 	now := s.now().Unix()
 	c, err := s.store.GetCandidate(ctx, n.URL)
@@ -249,22 +345,20 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 		if verdict != crawl.ExitUnknown {
 			c.State = crawl.StateFiltered
 			c.LastCrawlExitCode = &verdict
-			return Filtered, s.put(ctx, c)
+			return decision{out: Filtered, put: &c}, nil
 		}
 		c.State, c.DueAt = dueState(site, ev.Parent != ""), now
 		if ev.EnqueueType == crawl.EnqueueForced {
 			c.CrawlType = crawl.CrawlForced
 		}
-		if err := s.put(ctx, c); err != nil {
-			return "", err
-		}
+		d := decision{out: Admitted, put: &c}
 		if site != nil {
-			s.countAdmitted(site.ID)
+			d.countSite = site.ID
 		}
-		return Admitted, nil
+		return d, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("admit %s: %w", n.URL, err)
+		return decision{}, fmt.Errorf("admit %s: %w", n.URL, err)
 	}
 
 	// Known URL.
@@ -272,14 +366,14 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 		if c.State == crawl.StateFiltered && ev.Hops < c.Hops {
 			c.Hops = ev.Hops
 			c.LastCrawlExitCode = &verdict
-			return Filtered, s.put(ctx, c)
+			return decision{out: Filtered, put: &c}, nil
 		}
-		return Deduped, nil
+		return decision{out: Deduped}, nil
 	}
 	switch {
 	case ev.EnqueueType == crawl.EnqueueForced || ev.EnqueueType == crawl.EnqueueReenqueued:
 		if c.State == crawl.StateQueued || c.State == crawl.StateDue && c.DueAt <= now || c.State == crawl.StateHeld {
-			return Deduped, nil
+			return decision{out: Deduped}, nil
 		}
 		c.State, c.DueAt = dueState(site, ev.Parent != ""), now
 		c.CrawlType = crawl.CrawlReenqueued
@@ -287,7 +381,7 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 			c.CrawlType = crawl.CrawlForced
 		}
 		c.Hops = min(c.Hops, ev.Hops)
-		return Requeued, s.put(ctx, c)
+		return decision{out: Requeued, put: &c}, nil
 	case c.State == crawl.StateFiltered && isRetryableFilter(c.LastCrawlExitCode):
 		// Found again closer to a seed, or the filters changed: admit it.
 		c.State, c.DueAt, c.Hops = dueState(site, ev.Parent != ""), now, min(c.Hops, ev.Hops)
@@ -295,18 +389,18 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 			c.SiteID = site.ID
 		}
 		c.LastCrawlExitCode = nil
-		return Admitted, s.put(ctx, c)
+		return decision{out: Admitted, put: &c}, nil
 	case ev.LastMod > 0 && c.LastCrawlTime != nil && ev.LastMod > *c.LastCrawlTime &&
 		(c.State == crawl.StateCrawled || c.State == crawl.StateDue && c.DueAt > now):
 		// A sitemap says it changed since it was crawled: due now.
 		c.State, c.DueAt, c.CrawlType = dueState(site, ev.Parent != ""), now, crawl.CrawlRecrawl
 		c.Hops = min(c.Hops, ev.Hops)
-		return Requeued, s.put(ctx, c)
+		return decision{out: Requeued, put: &c}, nil
 	case ev.Hops < c.Hops:
 		c.Hops = ev.Hops
-		return Deduped, s.put(ctx, c)
+		return decision{out: Deduped, put: &c}, nil
 	}
-	return Deduped, nil
+	return decision{out: Deduped}, nil
 }
 
 // isRetryableFilter reports whether a filtered candidate may pass on a
@@ -317,31 +411,15 @@ func isRetryableFilter(code *crawl.ExitCode) bool {
 		*code == crawl.ExitTooManyURLs)
 }
 
-func (s *Scheduler) put(ctx context.Context, c crawl.Candidate) error {
-	if err := s.store.PutCandidate(ctx, c); err != nil {
-		return fmt.Errorf("put candidate %s: %w", c.URL, err)
-	}
-	s.known.saw(c)
-	return nil
-}
-
-// recordInvalid keeps an invalid URL found in a page as a filtered
-// candidate, so the outcome can be read back.
-func (s *Scheduler) recordInvalid(ctx context.Context, ev crawl.EnqueueEvent, cause error) (Outcome, error) {
+// invalid is the decision for an invalid URL found in a page: kept as a
+// filtered candidate, so the outcome can be read back.
+func (s *Scheduler) invalid(ev crawl.EnqueueEvent, cause error) decision {
 	code := crawl.ExitInvalidURL
 	c := crawl.Candidate{
 		URL: ev.URL, State: crawl.StateFiltered, LastCrawlExitCode: &code, Hops: ev.Hops,
 		DiscoveredAt: s.now().Unix(), Parent: ev.Parent, CrawlType: crawl.CrawlFirst,
 	}
-	err := s.store.PutCandidate(ctx, c)
-	if errors.Is(err, crawl.ErrConflict) {
-		return Deduped, nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("record invalid URL %q: %w", ev.URL, err)
-	}
-	s.log.DebugContext(ctx, "invalid URL in page", "url", ev.URL, "parent", ev.Parent, "err", cause)
-	return Filtered, nil
+	return decision{out: Filtered, put: &c, onConflict: Deduped, invalid: cause}
 }
 
 func (s *Scheduler) addScope(ctx context.Context, host string) error {

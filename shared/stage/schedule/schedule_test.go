@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -682,6 +683,43 @@ func TestAdmitRetriesALostWrite(t *testing.T) {
 	if out != Deduped || c.Hops != 1 || c.Priority != 10 || c.Version != 3 {
 		t.Errorf("Admit = %q; candidate hops %d priority %d version %d; want deduped, hops 1, the other writer's priority 10, version 3",
 			out, c.Hops, c.Priority, c.Version)
+	}
+}
+
+// TestAdmitEachRetriesALostWrite: the candidates of one event are written
+// together; the one whose write lost is admitted again on its own, and a
+// URL twice in the event is written once.
+func TestAdmitEachRetriesALostWrite(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	plain, _ := newScheduler(t, db, noLimit())
+	for _, ev := range []crawl.EnqueueEvent{seed(home), link("http://example.com/a", 3)} {
+		if _, err := plain.Admit(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store := &conflictStore{DB: db}
+	s, _ := newScheduler(t, store, noLimit())
+	ev := crawl.EnqueueEvent{Parent: home, Hops: 1, URLs: []string{
+		"http://example.com/a", "http://example.com/b", "http://example.com/b#top", "http://example.com/c"}}
+	var got []string
+	if err := s.AdmitEach(ctx, ev, func(e crawl.EnqueueEvent, out Outcome) { got = append(got, e.URL+" "+string(out)) }); err != nil {
+		t.Fatalf("AdmitEach: %v", err)
+	}
+	if !store.hit {
+		t.Fatal("the concurrent write did not happen")
+	}
+	want := []string{"http://example.com/a deduped", "http://example.com/b admitted", "http://example.com/b#top deduped", "http://example.com/c admitted"}
+	if !slices.Equal(got, want) {
+		t.Errorf("outcomes %q, want %q (in the event's order)", got, want)
+	}
+	if c := mustGet(t, db, "http://example.com/a"); c.Hops != 1 || c.Priority != 10 || c.Version != 3 {
+		t.Errorf("a: hops %d priority %d version %d; want hops 1, the other writer's priority 10, version 3", c.Hops, c.Priority, c.Version)
+	}
+	for _, u := range []string{"http://example.com/b", "http://example.com/c"} {
+		if c := mustGet(t, db, u); c.Version != 1 || c.Hops != 1 || c.State != crawl.StateDue {
+			t.Errorf("%s: %+v, want due at hop 1, version 1", u, c)
+		}
 	}
 }
 

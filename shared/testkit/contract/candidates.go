@@ -74,7 +74,73 @@ func candidates(t *testing.T, open Opener) {
 			}
 		}},
 		{"Transitions", func(t *testing.T) { transitions(t, open(t)) }},
+		{"PutMany", func(t *testing.T) { putMany(t, open(t)) }},
 	})
+}
+
+// putMany: PutCandidates writes each candidate as PutCandidate would; one
+// refused or lost changes nothing, and does not stop the others.
+func putMany(t *testing.T, s Metadata) {
+	putSite(t, s, docsSite(), true)
+	base := "http://example.com/docs/"
+	stored := putNew(t, s, dueCandidate(base+"stored", 1, 100))
+	filtered := putNew(t, s, crawl.Candidate{URL: base + "filtered", Host: "example.com", State: crawl.StateFiltered,
+		CrawlType: crawl.CrawlFirst, SiteID: "docs", LastCrawlExitCode: ptr(crawl.ExitExcluded)})
+	filtered.Hops = 3 // a second version, so that a stale one is an update, not an insert
+	if err := s.PutCandidate(t.Context(), filtered); err != nil {
+		t.Fatal(err)
+	}
+	filtered = mustGet(t, s, filtered.URL)
+	collected := mustSite(t, s, "docs").CollectedURLs
+
+	update := stored
+	update.Priority = 7
+	stale := filtered // admitted after all, but from a version that is gone
+	stale.Version--
+	stale.State, stale.DueAt, stale.LastCrawlExitCode = crawl.StateDue, 5, nil
+	fresh := dueCandidate(base+"new", 2, 200)
+	fresh.SiteID = "docs"
+	again := dueCandidate(base+"stored", 9, 900) // version 0 of a stored one
+	errs := s.PutCandidates(t.Context(), []crawl.Candidate{
+		fresh,
+		again,
+		{URL: base + "hostless", State: crawl.StateDue},
+		stale,
+		update,
+	})
+	if len(errs) != 5 {
+		t.Fatalf("PutCandidates returned %d errors for 5 candidates", len(errs))
+	}
+	for i, want := range []struct {
+		conflict, invalid bool
+	}{{}, {conflict: true}, {invalid: true}, {conflict: true}, {}} {
+		err := errs[i]
+		switch {
+		case want.conflict && !errors.Is(err, crawl.ErrConflict),
+			want.invalid && crawl.KindOf(err) != crawl.KindInvalid,
+			!want.conflict && !want.invalid && err != nil:
+			t.Errorf("candidate %d: %v, want conflict %v, invalid %v", i, err, want.conflict, want.invalid)
+		}
+	}
+	if got := mustGet(t, s, fresh.URL); got.Version != 1 || got.Priority != 2 || got.State != crawl.StateDue {
+		t.Errorf("new candidate: %+v", got)
+	}
+	if got := mustGet(t, s, stored.URL); got.Version != stored.Version+1 || got.Priority != 7 {
+		t.Errorf("updated candidate: %+v, want priority 7 at version %d", got, stored.Version+1)
+	}
+	if got := mustGet(t, s, filtered.URL); !reflect.DeepEqual(got, filtered) {
+		t.Errorf("a lost write changed the candidate:\nbefore %+v\nafter  %+v", filtered, got)
+	}
+	if _, err := s.GetCandidate(t.Context(), base+"hostless"); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("a refused candidate was stored: %v", err)
+	}
+	// The new one counts for its site; the lost admission does not.
+	if got := mustSite(t, s, "docs").CollectedURLs; got != collected+1 {
+		t.Errorf("site collected %d URLs, want %d", got, collected+1)
+	}
+	if errs := s.PutCandidates(t.Context(), nil); len(errs) != 0 {
+		t.Errorf("PutCandidates(nil) = %v", errs)
+	}
 }
 
 func conditionalUpdate(t *testing.T, s Metadata) {
