@@ -336,21 +336,39 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 	}
 }
 
-// indexEvery is how often the pages summarized meanwhile go into the
-// search and token indexes (sqlite.IndexPending): how far behind the
-// crawl `crawler search` may be while it runs.
-const indexEvery = time.Second
+// indexEvery is how often the indexer looks at the pages summarized
+// and not yet in the search and token indexes; it writes them
+// (sqlite.IndexPending) when a full batch is waiting, or when the
+// oldest has waited indexWithin: how far behind the crawl `crawler
+// search` may be while it runs. Full batches, not one a second: each
+// batch rewrites most of the token index's pages, so a crawl of a few
+// hundred pages writes its indexes once, at the end (BENCHMARKS.md).
+const (
+	indexEvery  = time.Second
+	indexWithin = 10 * time.Second
+)
 
-// index writes the pages summarized into the indexes every indexEvery
-// until ctx is done.
+// index writes the pages summarized into the indexes until ctx is done.
 func (r *runner) index(ctx context.Context) {
 	t := time.NewTicker(indexEvery)
 	defer t.Stop()
+	waiting := time.Time{} // since when piles have waited (zero: none seen waiting)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		pending, err := r.d.DB.Unindexed(ctx)
+		if err != nil || pending == 0 {
+			waiting = time.Time{}
+			continue
+		}
+		if waiting.IsZero() {
+			waiting = time.Now()
+		}
+		if pending < sqlite.IndexBatch && time.Since(waiting) < indexWithin {
+			continue
 		}
 		for ctx.Err() == nil {
 			n, err := r.d.DB.IndexPending(ctx)
@@ -364,6 +382,7 @@ func (r *runner) index(ctx context.Context) {
 				break
 			}
 		}
+		waiting = time.Time{}
 	}
 }
 

@@ -13,21 +13,24 @@ import (
 // (token_statistics) are written for many text piles at once, not with
 // each page's summary: ApplySummary leaves a new pile in
 // text_pile_unindexed, and IndexPending moves up to a batch of them into
-// both indexes in one write. The pipeline calls it every second while it
-// crawls and until nothing is left when a run ends; Search calls it
-// first, so it sees every summary applied before it.
+// both indexes in one write. The pipeline calls it while it crawls, when
+// a full batch is waiting or a pile has waited long enough, and until
+// nothing is left when a run ends; Search calls it first, so it sees
+// every summary applied before it.
 //
 // Why: a page adds hundreds of token_statistics rows all over that
 // index (its key leads with the token) and one full-text row that the
 // full-text index flushes as a segment of its own at the commit. Written
 // a few hundred piles at a time, the token rows go in token order, each
 // page of the index touched once, and the full-text index writes one
-// segment for all of them: measured in BENCHMARKS.md.
+// segment for all of them: measured in BENCHMARKS.md. Each batch still
+// rewrites most of the token index's pages (its keys lead with the
+// token), so the fewer batches the better: full ones, not one a second.
 
-// indexBatch is the most piles one IndexPending write takes, and
+// IndexBatch is the most piles one IndexPending write takes, and
 // indexBytes the most text (past the first pile): a batch of large pages
 // must not hold hundreds of them in memory at once.
-const indexBatch = 256
+const IndexBatch = 256
 
 var indexBytes = 16 << 20 // a variable for tests
 
@@ -123,7 +126,7 @@ type unindexedPile struct {
 func unindexedPiles(ctx context.Context, tx *wtx) ([]unindexedPile, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT u.text_pile_id, u.title, u.description, u.tokens, p.text, p.secondary_text,
 		p.big_headlines, p.small_headlines, p.code_text, p.quote_text
-		FROM text_pile_unindexed u JOIN text_pile p ON p.text_pile_id=u.text_pile_id ORDER BY u.text_pile_id LIMIT ?`, indexBatch)
+		FROM text_pile_unindexed u JOIN text_pile p ON p.text_pile_id=u.text_pile_id ORDER BY u.text_pile_id LIMIT ?`, IndexBatch)
 	if err != nil {
 		return nil, fmt.Errorf("read unindexed text piles: %w", err)
 	}
