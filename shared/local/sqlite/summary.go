@@ -58,13 +58,7 @@ func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, 
 // compared here.
 func (d *DB) FindNearOriginal(ctx context.Context, simhash uint64, u string) (crawl.Original, error) {
 	b := crawl.SimHashBands(simhash)
-	rows, err := d.query(ctx, `SELECT g.entity_generation_id, s.simhash, p.blake2b512_digest FROM text_pile_simhash s
-		JOIN text_pile p ON p.text_pile_id=s.text_pile_id
-		JOIN entity_generation g ON g.text_pile_id=s.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND g.marked_duplicate=0
-		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
-		JOIN url u ON u.url_id=g.url_id
-		WHERE (s.band0=? OR s.band1=? OR s.band2=? OR s.band3=?) AND u.url<>?
-		ORDER BY g.first_seen_unix_utc, g.entity_generation_id`, b[0], b[1], b[2], b[3], u)
+	rows, err := d.query(ctx, nearOriginalQuery, b[0], b[1], b[2], b[3], u)
 	if err != nil {
 		return crawl.Original{}, fmt.Errorf("find near original of %s: %w", u, err)
 	}
@@ -84,6 +78,19 @@ func (d *DB) FindNearOriginal(ctx context.Context, simhash uint64, u string) (cr
 	}
 	return crawl.Original{}, nil
 }
+
+// nearOriginalQuery reads the piles sharing a band with a SimHash, then
+// their open generations. The join order is forced (CROSS JOIN, and a
+// unary + that keeps the planner off entity_generation_by_active): left
+// to itself, SQLite walked every open generation for each page summarized,
+// a crawl's time growing with the square of its pages (BENCHMARKS.md).
+const nearOriginalQuery = `SELECT g.entity_generation_id, s.simhash, p.blake2b512_digest FROM text_pile_simhash s
+	CROSS JOIN entity_generation g ON g.text_pile_id=s.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND +g.marked_duplicate=0
+	JOIN text_pile p ON p.text_pile_id=s.text_pile_id
+	JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
+	JOIN url u ON u.url_id=g.url_id
+	WHERE (s.band0=? OR s.band1=? OR s.band2=? OR s.band3=?) AND u.url<>?
+	ORDER BY g.first_seen_unix_utc, g.entity_generation_id`
 
 // SummaryRecorded reports whether a crawl is already in the summary database.
 func (d *DB) SummaryRecorded(ctx context.Context, crawlUUID string) (bool, error) {
