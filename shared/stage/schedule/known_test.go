@@ -20,7 +20,8 @@ import (
 func TestKnownURLsAnswerAsTheStoreWould(t *testing.T) {
 	ctx := context.Background()
 	policy := Policy{MaxDepth: 3, Exclude: []*regexp.Regexp{regexp.MustCompile(`/private/`)}}
-	urls := []string{home, home + "a", home + "b", home + "private/c", "http://other.org/d", "http://example.com:8080/e", home + "f"}
+	urls := []string{home, home + "a", home + "b", home + "private/c", "http://other.org/d", "http://example.com:8080/e", home + "f",
+		"HTTP://EXAMPLE.com:80/a", home + "b#top"} // not normalized: known only once normalized
 	for round := range 20 {
 		rng := rand.New(rand.NewPCG(uint64(round), 7))
 		cachedDB, freshDB := openDB(t), openDB(t)

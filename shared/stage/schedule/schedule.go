@@ -199,6 +199,15 @@ func (s *Scheduler) decide(ctx context.Context, ev crawl.EnqueueEvent) (decision
 		return decision{}, crawl.E("admit", crawl.KindInvalid, err)
 	}
 	discovered := ev.Parent != ""
+	// A link to a URL already known not filtered at no more hops (most
+	// links of most pages) is deduped before it is normalized, as admit
+	// would dedupe it whatever the filters say: only normalized URLs are
+	// known, and normalizing one gives itself (urlnorm's fuzz target
+	// checks that).
+	plainType := ev.EnqueueType == "" || ev.EnqueueType == crawl.EnqueueNone
+	if discovered && plainType && ev.LastMod == 0 && s.known.dedupes(ev.URL, ev.Hops, false) {
+		return decision{out: Deduped}, nil
+	}
 	n, err := urlnorm.Normalize(ev.URL)
 	if err != nil {
 		switch {
