@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/stage/parse"
 	"github.com/serverless-crawler/crawler/shared/stage/summarize"
 )
 
@@ -50,6 +51,33 @@ func (s inline) Send(ctx context.Context, bodies ...[]byte) error {
 	}
 	s.r.wakeDrive() // links admitted may be due
 	return s.r.sender(s.w.queue).Send(ctx, failed...)
+}
+
+// eventInline is the enqueue sender of the parser and the fetcher: it
+// also takes enqueue events as they are (parse.EventSender), so a page's
+// links are admitted without being encoded and decoded. An event that
+// fails goes, encoded, to the enqueue queue, as with Send.
+type eventInline struct {
+	inline
+	admit func(context.Context, crawl.EnqueueEvent) error
+}
+
+func (s eventInline) SendEvents(ctx context.Context, evs ...crawl.EnqueueEvent) error {
+	var failed []crawl.EnqueueEvent
+	for _, ev := range evs {
+		if err := s.admit(ctx, ev); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			s.r.log.DebugContext(ctx, "handled inline: failed, queued", "queue", s.w.queue, "err", err)
+			failed = append(failed, ev)
+		}
+	}
+	s.r.wakeDrive() // links admitted may be due
+	if len(failed) == 0 {
+		return nil
+	}
+	return s.r.sender(s.w.queue).Send(ctx, parse.EncodeEvents(failed)...)
 }
 
 // summarizeInline is the parser's summarize sender: a parsed document

@@ -167,14 +167,20 @@ func (r *runner) newStages(cfg Config) *stages {
 		return st.sched.AdmitEach(ctx, ev, nil)
 	}}
 	st.summarize = worker{queue: QueueSummarize, batch: 16, lanes: 4, handle: crawl.TaskHandler(st.summarizer.Handle)}
-	enqueue := r.inline(st.admit)
+	enqueue := eventInline{inline: r.inline(st.admit), admit: func(ctx context.Context, ev crawl.EnqueueEvent) error {
+		return st.sched.AdmitEach(ctx, ev, nil)
+	}}
 	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: enqueue, Parse: r.sender(QueueParse), Summarize: r.sender(QueueSummarize)},
 		cfg.Client, politeness.NewGate(), cfg.Fetch, log)
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.
 	st.fetcher.SharedRobots = d.DB
 	st.fetcher.OnCrawl = func(cr crawl.Crawl) { st.record(cr, time.Now()) }
-	st.parser = parse.New(d.Blobs, d.DB, enqueue, summarizeInline{r.sender(QueueSummarize), st.summarizer}, cfg.Parse, log)
+	// A page's links go to the scheduler as one event, so that they are
+	// admitted in one write (schedule.AdmitEach), not one write a link.
+	pcfg := cfg.Parse
+	pcfg.LinksPerMessage = crawl.MaxEventURLs
+	st.parser = parse.New(d.Blobs, d.DB, enqueue, summarizeInline{r.sender(QueueSummarize), st.summarizer}, pcfg, log)
 	return st
 }
 

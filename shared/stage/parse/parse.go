@@ -42,6 +42,15 @@ type DocumentSender interface {
 	SendDocument(ctx context.Context, t crawl.SummarizeTask, doc *crawl.Document) error
 }
 
+// EventSender is an enqueue Sender that also takes enqueue events as they
+// are: the embedded home's, which admits them in the same process and so
+// spares encoding and decoding a page's links. It queues, encoded, the
+// events it could not admit, as Send would have.
+type EventSender interface {
+	Sender
+	SendEvents(ctx context.Context, evs ...crawl.EnqueueEvent) error
+}
+
 // Config is the parse stage's settings.
 type Config struct {
 	// MaxURLsFromPage caps the links enqueued from one page (0: no cap).
@@ -53,8 +62,8 @@ type Config struct {
 	// into one enqueue event ("urls", at most crawl.MaxEventURLs and
 	// maxLinksMessage bytes): on AWS, where SQS bills by the message and
 	// Lambda by the batch, a page's hundred links cost one message, not a
-	// hundred. The embedded home sends one link a message, each admitted
-	// on a lane of its own.
+	// hundred. The embedded home packs them too: a page's links are then
+	// admitted in one database write.
 	LinksPerMessage int
 	// MaxBytesInParse bounds the bodies being parsed and summarized at
 	// once, in bytes (0: no bound). Reading a page costs several times
@@ -188,22 +197,15 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 		return nil
 	}
 	seen := map[string]bool{t.URL: true}
-	var bodies [][]byte
+	var evs []crawl.EnqueueEvent
 	base := crawl.EnqueueEvent{Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL}
 	var pack crawl.EnqueueEvent // links gathered for one packed event
 	size := 0
-	flush := func() error {
-		if len(pack.URLs) == 0 {
-			return nil
+	flush := func() {
+		if len(pack.URLs) > 0 {
+			evs = append(evs, pack)
 		}
-		// Not HTML-escaped: a query's & stays one byte, as size counts it.
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		err := enc.Encode(pack)
-		bodies = append(bodies, bytes.TrimSpace(b.Bytes()))
-		pack.URLs, size = nil, 0
-		return err
+		pack, size = crawl.EnqueueEvent{}, 0
 	}
 	followed, most := 0, p.maxLinks(t)
 	for _, l := range doc.Links {
@@ -219,9 +221,7 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 		if p.cfg.LinksPerMessage > 1 && len(l.URL) <= crawl.MaxURLLength {
 			if len(pack.URLs) > 0 && (pack.Overflow != ev.Overflow || len(pack.URLs) >= min(p.cfg.LinksPerMessage, crawl.MaxEventURLs) ||
 				size+len(l.URL)+8 > maxLinksMessage-len(t.URL)-256) {
-				if err := flush(); err != nil {
-					return err
-				}
+				flush()
 			}
 			if len(pack.URLs) == 0 {
 				pack = base
@@ -231,26 +231,40 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 			size += len(l.URL) + 8 // quotes, comma, and room for escapes
 			continue
 		}
-		b, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
-		bodies = append(bodies, b)
+		evs = append(evs, ev)
 	}
-	if err := flush(); err != nil {
-		return err
-	}
+	flush()
 	for _, raw := range doc.InvalidLinks {
-		b, err := json.Marshal(crawl.EnqueueEvent{URL: raw, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL})
-		if err != nil {
-			return err
-		}
-		bodies = append(bodies, b)
+		evs = append(evs, crawl.EnqueueEvent{URL: raw, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL})
 	}
-	if err := p.enqueue.Send(ctx, bodies...); err != nil {
-		return fmt.Errorf("enqueue %d links of %s: %w", len(bodies), t.URL, err)
+	if len(evs) == 0 {
+		return nil
+	}
+	var err error
+	if es, ok := p.enqueue.(EventSender); ok {
+		err = es.SendEvents(ctx, evs...)
+	} else {
+		err = p.enqueue.Send(ctx, EncodeEvents(evs)...)
+	}
+	if err != nil {
+		return fmt.Errorf("enqueue %d links of %s: %w", len(evs), t.URL, err)
 	}
 	return nil
+}
+
+// EncodeEvents encodes enqueue events as queue messages: JSON, not
+// HTML-escaped (a query's & stays one byte, as the packing counts it).
+func EncodeEvents(evs []crawl.EnqueueEvent) [][]byte {
+	bodies := make([][]byte, len(evs))
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for i, ev := range evs {
+		b.Reset()
+		enc.Encode(ev) // an EnqueueEvent always encodes
+		bodies[i] = bytes.Clone(bytes.TrimSpace(b.Bytes()))
+	}
+	return bodies
 }
 
 // maxLinks is how many links of a page are followed: its site's
