@@ -16,9 +16,12 @@ func TestQueryPlans(t *testing.T) {
 		query string
 		args  []any
 		uses  []string // index names the plan must use
+		sorts bool     // whether the plan may sort what it reads
 	}{
 		{"near original", nearOriginalQuery, []any{1, 2, 3, 4, "http://example.com/"},
-			[]string{"text_pile_simhash_band0", "text_pile_simhash_band3", "entity_generation_by_text_pile"}},
+			[]string{"text_pile_simhash_band0", "text_pile_simhash_band3", "entity_generation_by_text_pile"}, true},
+		{"due candidates", "SELECT f.url_id" + candidateFrom + dueWhere, []any{1000, 16},
+			[]string{"crawl_frontier_release"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rows, err := d.db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+tt.query, tt.args...)
@@ -40,6 +43,9 @@ func TestQueryPlans(t *testing.T) {
 				if !strings.Contains(all, ix) {
 					t.Errorf("plan does not use %s:\n%s", ix, all)
 				}
+			}
+			if !tt.sorts && strings.Contains(all, "TEMP B-TREE") {
+				t.Errorf("plan sorts every row it reads:\n%s", all)
 			}
 			for _, line := range plan {
 				if strings.HasPrefix(line, "SCAN ") || strings.Contains(line, "entity_generation_by_active") {
