@@ -661,17 +661,26 @@ func (c *conflictStore) GetCandidate(ctx context.Context, u string) (crawl.Candi
 	return cand, nil
 }
 
-func TestAdmitRetriesALostWrite(t *testing.T) {
-	ctx := context.Background()
+// lostWriteScheduler returns a database holding the home page and
+// http://example.com/a at 3 hops, and a scheduler over it whose first
+// read of a candidate is followed by another writer's update.
+func lostWriteScheduler(t *testing.T) (*sqlite.DB, *conflictStore, *Scheduler) {
+	t.Helper()
 	db := openDB(t)
 	plain, _ := newScheduler(t, db, noLimit())
 	for _, ev := range []crawl.EnqueueEvent{seed(home), link("http://example.com/a", 3)} {
-		if _, err := plain.Admit(ctx, ev); err != nil {
+		if _, err := plain.Admit(context.Background(), ev); err != nil {
 			t.Fatal(err)
 		}
 	}
 	store := &conflictStore{DB: db}
 	s, _ := newScheduler(t, store, noLimit())
+	return db, store, s
+}
+
+func TestAdmitRetriesALostWrite(t *testing.T) {
+	ctx := context.Background()
+	db, store, s := lostWriteScheduler(t)
 	out, err := s.Admit(ctx, link("http://example.com/a", 1))
 	if err != nil {
 		t.Fatalf("Admit: %v", err)
@@ -691,15 +700,7 @@ func TestAdmitRetriesALostWrite(t *testing.T) {
 // URL twice in the event is written once.
 func TestAdmitEachRetriesALostWrite(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
-	plain, _ := newScheduler(t, db, noLimit())
-	for _, ev := range []crawl.EnqueueEvent{seed(home), link("http://example.com/a", 3)} {
-		if _, err := plain.Admit(ctx, ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	store := &conflictStore{DB: db}
-	s, _ := newScheduler(t, store, noLimit())
+	db, store, s := lostWriteScheduler(t)
 	ev := crawl.EnqueueEvent{Parent: home, Hops: 1, URLs: []string{
 		"http://example.com/a", "http://example.com/b", "http://example.com/b#top", "http://example.com/c"}}
 	var got []string
