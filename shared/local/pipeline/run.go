@@ -159,17 +159,16 @@ func (r *runner) newStages(cfg Config) *stages {
 	d, log := r.d, cfg.Log
 	st := &stages{sched: schedule.New(d.DB, r.sender(QueueFetch), cfg.Policy, log)}
 	st.summarizer = summarize.New(d.DB, d.Blobs, cfg.Summarize, log)
+	admit := func(ctx context.Context, ev crawl.EnqueueEvent) error { return st.sched.AdmitEach(ctx, ev, nil) }
 	st.admit = worker{queue: QueueEnqueue, batch: 256, lanes: 8, key: enqueueKey, handle: func(ctx context.Context, b []byte) error {
 		ev, err := crawl.ParseEnqueueEvent(b)
 		if err != nil {
 			return err
 		}
-		return st.sched.AdmitEach(ctx, ev, nil)
+		return admit(ctx, ev)
 	}}
 	st.summarize = worker{queue: QueueSummarize, batch: 16, lanes: 4, handle: crawl.TaskHandler(st.summarizer.Handle)}
-	enqueue := eventInline{inline: r.inline(st.admit), admit: func(ctx context.Context, ev crawl.EnqueueEvent) error {
-		return st.sched.AdmitEach(ctx, ev, nil)
-	}}
+	enqueue := eventInline{inline: r.inline(st.admit), admit: admit}
 	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: enqueue, Parse: r.sender(QueueParse), Summarize: r.sender(QueueSummarize)},
 		cfg.Client, politeness.NewGate(), cfg.Fetch, log)
 	// robots.txt kept in the store outlives the run: a resumed crawl
