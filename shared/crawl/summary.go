@@ -102,6 +102,9 @@ const (
 	DestEmbed      DestinationType = 5 // <iframe>, <frame>: embedded document
 	DestStylesheet DestinationType = 6 // <link rel=stylesheet>
 	DestOther      DestinationType = 7 // any other <link rel>
+	// DestNavigation is a <link> to a page the document names for moving
+	// through its site: rel next, prev, index, contents, search, ...
+	DestNavigation DestinationType = 8
 )
 
 // Locality says how far a link reaches (link_summary.link_locality).

@@ -405,11 +405,33 @@ func (e *extractor) linkElement(n *html.Node, href string, st state) {
 		dest = crawl.DestFeed
 	case strings.Contains(rels, " alternate "):
 		dest = crawl.DestAlternate
+	case navigational(rels) && !strings.Contains(t, "opensearch"):
+		dest = crawl.DestNavigation
 	}
 	lb := e.addLink(n, href, dest, st)
 	if dest == crawl.DestCanonical && lb != nil && e.canonical == "" {
 		e.canonical = e.doc.Links[lb.idx].URL
 	}
+}
+
+// navigationRels are the <link> types that name another page of the
+// site to move to: the HTML standard's hyperlink types (next, prev,
+// search, help, license, author) and those HTML 4 and documentation
+// generators use (Sphinx's index and search pages are named only so).
+// A search page described for browsers (type opensearchdescription+xml)
+// is not one.
+var navigationRels = []string{"next", "prev", "previous", "first", "last", "up", "start", "index", "contents", "toc",
+	"glossary", "search", "help", "license", "author", "chapter", "section", "subsection", "appendix", "copyright", "home"}
+
+// navigational reports whether rels (space-padded, lower case) holds a
+// navigation type.
+func navigational(rels string) bool {
+	for _, r := range navigationRels {
+		if strings.Contains(rels, " "+r+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 // addLink records a link; it returns nil for one that is not an http(s) URL.

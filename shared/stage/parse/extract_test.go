@@ -407,6 +407,11 @@ func TestExtractDestinationType(t *testing.T) {
 		{"stylesheet", `<link rel="stylesheet" href="/x">`, crawl.DestStylesheet, "link", "<nil>"},
 		{"alternate stylesheet", `<link rel="alternate stylesheet" href="/x">`, crawl.DestStylesheet, "link", "<nil>"},
 		{"other link", `<link rel="icon" href="/x">`, crawl.DestOther, "link", "<nil>"},
+		{"next page", `<link rel="next" title="Installing" href="/x">`, crawl.DestNavigation, "link", "Installing"},
+		{"index page", `<link rel="index" title="Index" href="/x">`, crawl.DestNavigation, "link", "Index"},
+		{"search page", `<link rel="search" href="/x">`, crawl.DestNavigation, "link", "<nil>"},
+		{"OpenSearch description", `<link rel="search" type="application/opensearchdescription+xml" href="/x">`, crawl.DestOther, "link", "<nil>"},
+		{"preload", `<link rel="preload" href="/x">`, crawl.DestOther, "link", "<nil>"},
 		{"iframe", `<iframe src="/x" title="Map"></iframe>`, crawl.DestEmbed, "iframe", "Map"},
 		{"anchor without text", `<a href="/x"></a>`, crawl.DestPage, "a", "<nil>"},
 	}

@@ -182,11 +182,12 @@ func (p *Parser) sendSummarize(ctx context.Context, t crawl.ParseTask, doc crawl
 }
 
 // Follows reports whether a link of this destination type is a crawl
-// target: pages, frames, alternates, feeds and canonicals are; style
-// sheets and other <link>s are recorded but not fetched.
+// target: pages, frames, alternates, feeds, canonicals and navigation
+// links (rel next, index, ...) are; style sheets and other <link>s
+// (icons, preloads, manifests) are recorded but not fetched.
 func Follows(d crawl.DestinationType) bool {
 	switch d {
-	case crawl.DestPage, crawl.DestEmbed, crawl.DestAlternate, crawl.DestFeed, crawl.DestCanonical:
+	case crawl.DestPage, crawl.DestEmbed, crawl.DestAlternate, crawl.DestFeed, crawl.DestCanonical, crawl.DestNavigation:
 		return true
 	}
 	return false
