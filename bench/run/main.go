@@ -621,6 +621,9 @@ func table(tools []string, runs []Run) string {
 			toolPages = append(toolPages, float64(r.ToolPages))
 			reqs = append(reqs, float64(r.Server.Requests))
 		}
+		if len(wall) == 0 {
+			continue // no run of this tool finished: the caller reports the error
+		}
 		rows[t] = row{median(wall), slices.Min(wall), median(cpu), median(pps), median(mbps), median(rss), slices.Max(rss),
 			median(pages), median(toolPages), median(reqs)}
 	}
@@ -630,7 +633,10 @@ func table(tools []string, runs []Run) string {
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	ref, hasRef := rows["wget2"]
 	for _, t := range tools {
-		r := rows[t]
+		r, ok := rows[t]
+		if !ok {
+			continue
+		}
 		ratio, bestRatio := "–", "–"
 		if hasRef && ref.wall > 0 && ref.best > 0 {
 			ratio, bestRatio = fmt.Sprintf("%.1f", r.wall/ref.wall), fmt.Sprintf("%.1f", r.best/ref.best)

@@ -86,3 +86,31 @@ func FuzzResolve(f *testing.F) {
 		checkOutput(t, ref, r)
 	})
 }
+
+// FuzzResolveCached checks the cross-page cache (cache.go): a reference
+// resolved against one base and then against another base of the same
+// directory, through the cache, gives what the parser gives each time.
+// The second base is the first's directory followed by last. Seeds:
+// testdata/fuzz/FuzzResolveCached.
+func FuzzResolveCached(f *testing.F) {
+	f.Add("http://example.org/a/b?q#f", "c?r", "../x")
+	f.Add("https://example.org/a/b", "c", "?y")
+	f.Fuzz(func(t *testing.T, base, last, ref string) {
+		a, err := NewBase(base)
+		if err != nil || a.dir == "" {
+			return
+		}
+		b, err := NewBase(a.dir + last)
+		if err != nil {
+			return
+		}
+		for _, x := range []*Base{a, b} {
+			got, gerr := x.Resolve(ref)
+			want, werr := x.resolve(ref)
+			if got != want || (gerr == nil) != (werr == nil) {
+				t.Fatalf("against %q, %q resolved through the cache to %+v, %v; the parser gives %+v, %v",
+					x.String(), ref, got, gerr, want, werr)
+			}
+		}
+	})
+}

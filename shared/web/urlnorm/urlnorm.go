@@ -68,6 +68,9 @@ func Resolve(base, ref string) (Result, error) {
 // resolve that page's links against. It is safe for concurrent use.
 type Base struct {
 	u *wurl.Url
+	// For an http(s) base, the cache's keys (cache.go): the base
+	// without its fragment, and its directory. Else "".
+	whole, dir string
 }
 
 // NewBase parses an absolute URL of any scheme for use as a base.
@@ -76,7 +79,12 @@ func NewBase(raw string) (*Base, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse base %q: %w", truncate(raw), err)
 	}
-	return &Base{u: u}, nil
+	b := &Base{u: u}
+	if s := u.Scheme(); s == "http" || s == "https" {
+		b.whole = withoutFragment(u.Href(false))
+		b.dir = directory(b.whole)
+	}
+	return b, nil
 }
 
 // Resolve resolves ref against b and normalizes the result, as the
@@ -85,6 +93,11 @@ func (b *Base) Resolve(ref string) (Result, error) {
 	if b == nil {
 		return Normalize(ref)
 	}
+	return b.resolveCached(ref)
+}
+
+// resolve is Resolve without the cache.
+func (b *Base) resolve(ref string) (Result, error) {
 	u, err := b.u.Parse(ref)
 	if err != nil {
 		return Result{}, fmt.Errorf("resolve %q: %w", truncate(ref), err)

@@ -209,3 +209,59 @@ func TestBaseResolveMatchesResolve(t *testing.T) {
 		t.Errorf("base changed to %q", got)
 	}
 }
+
+// TestResolveCache: every kind of reference, resolved through the cache
+// against bases that share a directory but not their last segment,
+// query or fragment, gives what the parser gives against each base.
+func TestResolveCache(t *testing.T) {
+	bases := []string{
+		"http://example.org/docs/a.html?x=1#top",
+		"http://example.org/docs/b.html",
+		"http://example.org/docs/",
+		"http://user:pw@example.org/docs/c?q",
+		"https://example.org/docs/a.html",
+		"http://example.org/docs/d?x/y/z",
+	}
+	refs := []string{
+		"", "?q=2", "#frag", "x.html", "./", ".", "..", "../up.html", "/root", "//other.example/p",
+		"http:", "http:?y", "HTTP:#z", "http:rel.html", "https:rel.html", "http://abs.example/x",
+		"javascript:void(0)", "mailto:a@example.org", " x.html", "x\t.html", "\\back", "x y",
+		"%7Euser/caf%c3%a9", "a:b", "1a:b", "sub/page.html#part", "?", "#", "x#a%20b", "x#caf\u00e9<", "#%zz",
+		"http:#f", "?q#f", "x.html#", "../a#b#c",
+	}
+	for _, ref := range refs {
+		for range 2 { // the second round answers from the cache
+			for _, raw := range bases {
+				b, err := NewBase(raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, gerr := b.Resolve(ref)
+				want, werr := b.resolve(ref)
+				if got != want || (gerr == nil) != (werr == nil) {
+					t.Errorf("Resolve(%q) against %q = %+v, %v; the parser gives %+v, %v", ref, raw, got, gerr, want, werr)
+				}
+			}
+		}
+	}
+	// What the cache keys on.
+	for _, c := range []struct {
+		ref                string
+		cacheable, dirOnly bool
+	}{
+		{"page.html", true, true}, {"../a", true, true}, {"/a", true, true}, {"//h/a", true, true},
+		{"http://h/a", true, true}, {"http:a", true, true}, {"a?q", true, true},
+		{"", true, false}, {"?q", true, false}, {"http:", true, false}, {"HTTPS:?q", true, false},
+		{" a", false, true}, {"a\nb", false, true},
+	} {
+		if got := cacheable(c.ref); got != c.cacheable {
+			t.Errorf("cacheable(%q) = %v, want %v", c.ref, got, c.cacheable)
+		}
+		if got := dirOnly(c.ref); got != c.dirOnly {
+			t.Errorf("dirOnly(%q) = %v, want %v", c.ref, got, c.dirOnly)
+		}
+	}
+	if got := directory("http://h/a/b?x/y"); got != "http://h/a/" {
+		t.Errorf("directory of a base with a '/' in its query = %q", got)
+	}
+}
