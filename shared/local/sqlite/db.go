@@ -6,6 +6,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -35,8 +36,11 @@ type DB struct {
 	closed     chan struct{}
 	writerDone chan struct{}
 	closeOnce  sync.Once
-	hot        map[string]*sql.Stmt // statements prepared on w, used by the writer only
-	ids        idCache              // the writer's only
+	wc         *sql.Conn                         // w's one connection, held by the writer
+	hot        map[string]*sql.Stmt              // statements prepared on wc, used by the writer only
+	raw        map[string]driver.StmtExecContext // the same, prepared on the driver's connection (insertRows)
+	args       []driver.NamedValue               // insertRows' arguments, reused
+	ids        idCache                           // the writer's only
 
 	older *older // what a database of an earlier version, opened read-only, lacks
 }
@@ -77,15 +81,22 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("create schema in %s: %w", path, corrupt(err))
 	}
+	wc, err := w.Conn(ctx)
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	r, err := sql.Open("sqlite", dsn(path, "&_pragma=query_only(1)"))
 	if err != nil {
+		wc.Close()
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
 	d := &DB{db: r, stmts: map[string]*sql.Stmt{}, w: w, writes: make(chan *writeReq), closed: make(chan struct{}),
-		writerDone: make(chan struct{}), hot: map[string]*sql.Stmt{}, ids: newIDCache()}
+		writerDone: make(chan struct{}), wc: wc, hot: map[string]*sql.Stmt{}, raw: map[string]driver.StmtExecContext{},
+		ids: newIDCache()}
 	go d.write()
 	return d, nil
 }
@@ -263,6 +274,13 @@ func (d *DB) Close() error {
 			for _, st := range d.hot {
 				st.Close()
 			}
+			d.wc.Raw(func(any) error {
+				for _, st := range d.raw {
+					st.(driver.Stmt).Close()
+				}
+				return nil
+			})
+			errs = append(errs, d.wc.Close())
 			// Fold the WAL into the database, so the file is whole on its
 			// own. Should it not be done (a reader still at it), the WAL
 			// stays beside it, as valid as before.
@@ -335,7 +353,7 @@ func (w *wtx) mimetypeID(ctx context.Context, m string) (int64, error) {
 	return id, nil
 }
 
-func b2i(b bool) int {
+func b2i(b bool) int64 {
 	if b {
 		return 1
 	}
@@ -348,3 +366,11 @@ func isUniqueViolation(err error) bool {
 }
 
 func notFound(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// deref is a nullable text as the driver takes it: its text, or nil.
+func deref(s *string) any {
+	if s == nil {
+		return nil
+	}
+	return *s
+}

@@ -45,7 +45,7 @@ func put(m map[string]int64, k string, id int64) (cleared bool) {
 
 // urlID returns the id of u in the url table, adding it if needed.
 func (w *wtx) urlID(ctx context.Context, u string) (int64, error) {
-	c := &w.g.d.ids
+	c := &w.d.ids
 	if id, ok := c.urls[u]; ok {
 		return id, nil
 	}
@@ -76,7 +76,7 @@ func (w *wtx) optURLID(ctx context.Context, u *string) (*int64, error) {
 // tokenIDs returns the ids of tokens, adding those not stored yet (64
 // a statement).
 func (w *wtx) tokenIDs(ctx context.Context, tokens []string) ([]int64, error) {
-	c := &w.g.d.ids
+	c := &w.d.ids
 	if !c.tokensTried {
 		c.tokensTried = true
 		if err := w.loadTokens(ctx); err != nil {
@@ -150,7 +150,7 @@ func (w *wtx) tokenIDs(ctx context.Context, tokens []string) ([]int64, error) {
 // loadTokens fills the cache with the token table, if it is small
 // enough to keep.
 func (w *wtx) loadTokens(ctx context.Context) error {
-	c := &w.g.d.ids
+	c := &w.d.ids
 	var n int
 	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM token`).Scan(&n); err != nil {
 		return fmt.Errorf("count tokens: %w", err)

@@ -58,7 +58,7 @@ func (d *DB) IndexPending(ctx context.Context) (int, error) {
 			}
 			for t, c := range toks {
 				texts = append(texts, t)
-				stats = append(stats, tokenCount{pile: p.id, n: c})
+				stats = append(stats, tokenCount{pile: p.id, n: int64(c)})
 			}
 		}
 		ids, err := tx.tokenIDs(ctx, texts)
@@ -112,7 +112,7 @@ func (d *DB) Unindexed(ctx context.Context) (int, error) {
 
 type tokenCount struct {
 	token, pile int64
-	n           int
+	n           int64
 }
 
 type unindexedPile struct {

@@ -296,11 +296,17 @@ func insertGeneration(ctx context.Context, tx *wtx, urlid int64, n *crawl.NewGen
 				return 0, err
 			}
 			p := l.Location
-			values = append(values, genID, to, l.LinkToFragment, b2i(l.RelNofollow), b2i(l.RelMe),
+			// Values as the driver takes them (insertRows): no pointers,
+			// no named types.
+			var dest any
+			if l.DestinationType != nil {
+				dest = int64(*l.DestinationType)
+			}
+			values = append(values, genID, to, deref(l.LinkToFragment), b2i(l.RelNofollow), b2i(l.RelMe),
 				b2i(l.RelTag), b2i(p.InHeader), b2i(p.InFooter), b2i(p.InAside), b2i(p.InNav), b2i(p.InForm), b2i(p.InMain),
 				b2i(p.InArticle), b2i(p.InSection), b2i(p.InTable), b2i(p.InFigure), b2i(p.InAddress), b2i(p.InCode),
-				b2i(p.InHeadline), b2i(p.InList), b2i(p.InParagraph), b2i(l.ContainsHeadline), l.DestinationType, l.Locality,
-				l.HTMLTagName, l.Text)
+				b2i(p.InHeadline), b2i(p.InList), b2i(p.InParagraph), b2i(l.ContainsHeadline), dest, int64(l.Locality),
+				deref(l.HTMLTagName), deref(l.Text))
 		}
 		if err := tx.insertRows(ctx, insertLinkSummary, cols, values); err != nil {
 			return 0, fmt.Errorf("insert link_summary: %w", err)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -35,19 +36,10 @@ type writeReq struct {
 	done chan error
 }
 
-// wtx is one write inside a group: the group's transaction.
+// wtx is one write inside a group: it runs statements on the writer's
+// connection, inside the group's transaction.
 type wtx struct {
-	*sql.Tx
-	g *group
-}
-
-// group is one transaction of writes, and the statements it had to
-// prepare: they are prepared for the life of the database once the group
-// is done (preparing needs the connection the transaction holds).
-type group struct {
-	d     *DB
-	tx    *sql.Tx
-	stmts map[string]*sql.Stmt
+	d *DB
 }
 
 // tx runs f as one write: atomically, in a transaction shared with the
@@ -139,27 +131,34 @@ func (d *DB) commitGroup(reqs []*writeReq) {
 // runGroup runs writes in one transaction. If all succeed and commit it
 // answers each and returns true. Else it rolls back and returns false,
 // answering nothing unless alone is the group's only write's answer.
+//
+// The transaction is SQL on the writer's connection (BEGIN IMMEDIATE,
+// COMMIT), not a *sql.Tx: statements prepared on the connection are
+// then used as they are, and insertRows can hand rows to the driver
+// (see there).
 func (d *DB) runGroup(reqs []*writeReq, alone chan error) bool {
 	ctx := context.Background()
-	t, err := d.w.BeginTx(ctx, nil)
+	_, err := d.wc.ExecContext(ctx, "BEGIN IMMEDIATE")
 	if err != nil {
-		err = fmt.Errorf("begin: %w", err)
+		err = fmt.Errorf("begin: %w", corrupt(err))
 	} else {
-		g := &group{d: d, tx: t}
+		w := &wtx{d: d}
 		for _, r := range reqs {
-			w := &wtx{Tx: t, g: g}
 			if err = r.f(context.WithoutCancel(r.ctx), w); err != nil {
 				break
 			}
 		}
 		if err == nil {
-			if cerr := t.Commit(); cerr != nil {
+			if _, cerr := d.wc.ExecContext(ctx, "COMMIT"); cerr != nil {
 				err = fmt.Errorf("commit: %w", corrupt(cerr))
 			}
-		} else {
-			t.Rollback()
 		}
-		d.keepStatements(g)
+		if err != nil {
+			// Also after a failed COMMIT, which can leave the transaction
+			// open. (When SQLite has already rolled back, this fails, and
+			// that is ignored.)
+			d.wc.ExecContext(ctx, "ROLLBACK")
+		}
 	}
 	if err != nil {
 		// Nothing of the group is stored: the caches may name rows that
@@ -181,36 +180,22 @@ func (d *DB) runGroup(reqs []*writeReq, alone chan error) bool {
 // query built from data) from growing without end.
 const maxStatements = 256
 
-// keepStatements prepares, for the life of the database, the statements
-// the group prepared for itself.
-func (d *DB) keepStatements(g *group) {
-	for q := range g.stmts {
-		if len(d.hot) >= maxStatements {
-			return
-		}
-		if st, err := d.w.PrepareContext(context.Background(), q); err == nil {
-			d.hot[q] = st
-		}
-	}
-}
-
-// prep returns query prepared on the transaction (nil if it cannot be:
-// the caller then runs it unprepared, which returns the error).
+// prep returns query prepared on the writer's connection, once for the
+// life of the database (nil if it cannot be, or past maxStatements: the
+// caller then runs it unprepared, which returns the error).
 func (w *wtx) prep(ctx context.Context, query string) *sql.Stmt {
-	if st, ok := w.g.d.hot[query]; ok {
-		return w.StmtContext(ctx, st)
-	}
-	if st, ok := w.g.stmts[query]; ok {
+	d := w.d
+	if st, ok := d.hot[query]; ok {
 		return st
 	}
-	st, err := w.PrepareContext(ctx, query)
+	if len(d.hot) >= maxStatements {
+		return nil
+	}
+	st, err := d.wc.PrepareContext(ctx, query)
 	if err != nil {
 		return nil
 	}
-	if w.g.stmts == nil {
-		w.g.stmts = map[string]*sql.Stmt{}
-	}
-	w.g.stmts[query] = st
+	d.hot[query] = st
 	return st
 }
 
@@ -219,7 +204,7 @@ func (w *wtx) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 	if st := w.prep(ctx, query); st != nil {
 		return st.ExecContext(ctx, args...)
 	}
-	return w.Tx.ExecContext(ctx, query, args...)
+	return w.d.wc.ExecContext(ctx, query, args...)
 }
 
 // QueryRowContext runs a query of one row, prepared once.
@@ -227,7 +212,7 @@ func (w *wtx) QueryRowContext(ctx context.Context, query string, args ...any) *s
 	if st := w.prep(ctx, query); st != nil {
 		return st.QueryRowContext(ctx, args...)
 	}
-	return w.Tx.QueryRowContext(ctx, query, args...)
+	return w.d.wc.QueryRowContext(ctx, query, args...)
 }
 
 // QueryContext runs a query, prepared once.
@@ -235,7 +220,7 @@ func (w *wtx) QueryContext(ctx context.Context, query string, args ...any) (*sql
 	if st := w.prep(ctx, query); st != nil {
 		return st.QueryContext(ctx, args...)
 	}
-	return w.Tx.QueryContext(ctx, query, args...)
+	return w.d.wc.QueryContext(ctx, query, args...)
 }
 
 // insertRows inserts rows of n values each with insert (an INSERT ...
@@ -243,22 +228,77 @@ func (w *wtx) QueryContext(ctx context.Context, query string, args ...any) (*sql
 // through database/sql is about that of binding 50 values, so a page's
 // hundreds of links and tokens go 64 rows at a time, the rest 16, 4 and 1
 // at a time (a few statement shapes, each prepared once).
+//
+// The rows go to the driver directly (database/sql's Conn.Raw), with
+// the values converted here, into one reused slice: database/sql would
+// allocate and convert 1,664 arguments for each 64 rows of links, which
+// was a sixth of the writer's time in these statements (BENCHMARKS.md).
+// A value that is not already a driver.Value is converted as
+// database/sql converts it.
 func (w *wtx) insertRows(ctx context.Context, insert string, n int, values []any) error {
+	d := w.d
 	one := "(?" + strings.Repeat(",?", n-1) + ")"
-	for len(values) > 0 {
-		rows := len(values) / n
-		k := 1
-		for _, c := range []int{64, 16, 4} {
-			if rows >= c {
-				k = c
-				break
+	return d.wc.Raw(func(dc any) error {
+		for len(values) > 0 {
+			rows := len(values) / n
+			k := 1
+			for _, c := range []int{64, 16, 4} {
+				if rows >= c {
+					k = c
+					break
+				}
 			}
+			st, kept, err := d.rawStmt(ctx, dc, insert+" VALUES "+one+strings.Repeat(","+one, k-1))
+			if err != nil {
+				return err
+			}
+			if !kept {
+				defer st.(driver.Stmt).Close()
+			}
+			args := d.args[:0]
+			for i, v := range values[:k*n] {
+				if !driver.IsValue(v) {
+					if v, err = driver.DefaultParameterConverter.ConvertValue(v); err != nil {
+						return fmt.Errorf("argument %d: %w", i+1, err)
+					}
+				}
+				args = append(args, driver.NamedValue{Ordinal: i + 1, Value: v})
+			}
+			d.args = args
+			_, err = st.ExecContext(ctx, args)
+			clear(args) // no strings kept alive by the reused slice
+			if err != nil {
+				return err
+			}
+			values = values[k*n:]
 		}
-		q := insert + " VALUES " + one + strings.Repeat(","+one, k-1)
-		if _, err := w.ExecContext(ctx, q, values[:k*n]...); err != nil {
-			return err
-		}
-		values = values[k*n:]
+		return nil
+	})
+}
+
+// rawStmt returns query prepared on the driver's connection, and
+// whether it is kept prepared (up to maxStatements): if not, the caller
+// closes it.
+func (d *DB) rawStmt(ctx context.Context, dc any, query string) (st driver.StmtExecContext, kept bool, err error) {
+	if st, ok := d.raw[query]; ok {
+		return st, true, nil
 	}
-	return nil
+	pc, ok := dc.(driver.ConnPrepareContext)
+	if !ok {
+		return nil, false, fmt.Errorf("the SQLite driver's connection (%T) cannot prepare with a context", dc)
+	}
+	ds, err := pc.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, false, err
+	}
+	se, ok := ds.(driver.StmtExecContext)
+	if !ok {
+		ds.Close()
+		return nil, false, fmt.Errorf("the SQLite driver's statement (%T) cannot execute with a context", ds)
+	}
+	if len(d.raw) >= maxStatements {
+		return se, false, nil
+	}
+	d.raw[query] = se
+	return se, true, nil
 }
