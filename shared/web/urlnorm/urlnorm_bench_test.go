@@ -3,6 +3,7 @@ package urlnorm
 import (
 	"html"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/serverless-crawler/crawler/bench/corpus"
@@ -59,6 +60,21 @@ func BenchmarkResolve(b *testing.B) {
 					links = append(links, link{base, html.UnescapeString(m[1])})
 				}
 			}
+			// What the cache holds for one pass over the site: the links it
+			// can take, and the distinct keys they make (cache.go).
+			nCacheable, keys := 0, map[cacheKey]bool{}
+			for _, l := range links {
+				if !cacheable(l.href) {
+					continue
+				}
+				nCacheable++
+				pre, _, _ := strings.Cut(l.href, "#")
+				k := cacheKey{l.base.whole, pre}
+				if dirOnly(pre) {
+					k.dir = l.base.dir
+				}
+				keys[k] = true
+			}
 			for _, how := range []struct {
 				name    string
 				resolve func(*Base, string) (Result, error)
@@ -75,6 +91,8 @@ func BenchmarkResolve(b *testing.B) {
 						i++
 					}
 					b.ReportMetric(float64(len(links)), "links")
+					b.ReportMetric(float64(nCacheable), "cacheable")
+					b.ReportMetric(float64(len(keys)), "keys")
 				})
 			}
 		})
