@@ -375,17 +375,10 @@ func (r *runner) index(ctx context.Context) {
 		if pending < sqlite.IndexBatch && time.Since(waiting) < indexWithin {
 			continue
 		}
-		for ctx.Err() == nil {
-			n, err := r.d.DB.IndexPending(ctx)
-			if err != nil {
-				if ctx.Err() == nil {
-					r.log.Error("indexing failed", "err", err)
-				}
-				break
-			}
-			if n == 0 {
-				break
-			}
+		// One batch, then the next tick decides again: piles that came in
+		// meanwhile wait for a full batch (or indexWithin), as the first did.
+		if _, err := r.d.DB.IndexPending(ctx); err != nil && ctx.Err() == nil {
+			r.log.Error("indexing failed", "err", err)
 		}
 		waiting = time.Time{}
 	}

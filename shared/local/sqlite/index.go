@@ -13,7 +13,7 @@ import (
 // (token_statistics) are written for many text piles at once, not with
 // each page's summary: ApplySummary leaves a new pile in
 // text_pile_unindexed, and IndexPending moves up to a batch of them into
-// both indexes in one write. The pipeline calls it while it crawls, when
+// both indexes, in a series of short writes. The pipeline calls it while it crawls, when
 // a full batch is waiting or a pile has waited long enough, and until
 // nothing is left when a run ends; Search calls it first, so it sees
 // every summary applied before it.
@@ -27,31 +27,49 @@ import (
 // rewrites most of the token index's pages (its keys lead with the
 // token), so the fewer batches the better: full ones, not one a second.
 
-// IndexBatch is the most piles one IndexPending write takes, and
+// IndexBatch is the most piles one IndexPending call takes, and
 // indexBytes the most text (past the first pile): a batch of large pages
 // must not hold hundreds of them in memory at once.
 const IndexBatch = 256
 
 var indexBytes = 16 << 20 // a variable for tests
 
+// indexChunk is the most token rows, and indexPiles the most full-text
+// rows, of one write: IndexPending writes a batch as a series of short
+// writes, so that the crawl's other writes (a fetch's record, a page's
+// summary) wait for one of them, not for the whole batch (1.3 s for 256
+// pages of the Python tree on a slow machine, during which the crawl
+// stalled: BENCHMARKS.md). The token rows go in token order, so the
+// chunks touch the index's pages one after the other, each about once,
+// as a single write would.
+var (
+	indexChunk = 4096 // variables for tests
+	indexPiles = 32
+)
+
 // IndexPending writes the full-text rows and token counts of up to a
 // batch of text piles that have none yet, and returns how many it wrote.
+//
+// It writes in steps: the batch's new tokens; its token counts, a chunk
+// at a time, in token order; then, a few piles a write, each pile's
+// full-text row with its removal from text_pile_unindexed. A pile is
+// indexed (searchable, and off the list) only with that last write, so
+// a run killed in between indexes it again: its token counts are
+// written again as they were (INSERT OR IGNORE of the same rows). Two
+// processes indexing at once (a crawl, and a search from another
+// process) write the same token rows, and each pile's full-text row is
+// written by the one that takes it off the list.
 func (d *DB) IndexPending(ctx context.Context) (int, error) {
-	var n int
+	var piles []unindexedPile
+	var stats []tokenCount
 	err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
-		piles, err := unindexedPiles(ctx, tx)
-		n = len(piles)
-		if err != nil || n == 0 {
+		var err error
+		stats = stats[:0]
+		if piles, err = unindexedPiles(ctx, tx); err != nil || len(piles) == 0 {
 			return err
 		}
-		var stats []tokenCount
 		var texts []string
 		for _, p := range piles {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO full_text_entity_index(text_pile_id, any, title, description, text,
-				secondary_text, big_headlines, small_headlines, code_text, quote_text) VALUES(?,'any',?,?,?,?,?,?,?,?)`,
-				p.id, p.title, p.desc, p.text[0], p.text[1], p.text[2], p.text[3], p.text[4], p.text[5]); err != nil {
-				return fmt.Errorf("insert full_text_entity_index: %w", err)
-			}
 			toks, err := decodeTokens(p.tokens)
 			if err != nil {
 				return fmt.Errorf("text pile %d: %w", p.id, err)
@@ -68,27 +86,65 @@ func (d *DB) IndexPending(ctx context.Context) (int, error) {
 		for i := range stats {
 			stats[i].token = ids[i]
 		}
-		slices.SortFunc(stats, func(a, b tokenCount) int {
-			return cmp.Or(cmp.Compare(a.token, b.token), cmp.Compare(a.pile, b.pile))
-		})
-		values := make([]any, 0, 3*len(stats))
-		for _, s := range stats {
-			values = append(values, s.token, s.pile, s.n)
-		}
-		if err := tx.insertRows(ctx, `INSERT INTO token_statistics(token_id, text_pile_id, occurances)`, 3, values); err != nil {
-			return fmt.Errorf("insert token_statistics: %w", err)
-		}
-		for _, p := range piles {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM text_pile_unindexed WHERE text_pile_id=?`, p.id); err != nil {
-				return fmt.Errorf("delete text_pile_unindexed: %w", err)
-			}
-		}
 		return nil
 	})
-	if err != nil {
-		return 0, fmt.Errorf("index text piles: %w", err)
+	if err != nil || len(piles) == 0 {
+		return 0, wrapIndex(err)
 	}
-	return n, nil
+	slices.SortFunc(stats, func(a, b tokenCount) int {
+		return cmp.Or(cmp.Compare(a.token, b.token), cmp.Compare(a.pile, b.pile))
+	})
+	values := make([]any, 0, 3*min(indexChunk, len(stats)))
+	for chunk := range slices.Chunk(stats, indexChunk) {
+		values = values[:0]
+		for _, s := range chunk {
+			values = append(values, s.token, s.pile, s.n)
+		}
+		err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
+			if err := tx.insertRows(ctx, `INSERT OR IGNORE INTO token_statistics(token_id, text_pile_id, occurances)`, 3, values); err != nil {
+				return fmt.Errorf("insert token_statistics: %w", err)
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, wrapIndex(err)
+		}
+	}
+	for chunk := range slices.Chunk(piles, indexPiles) {
+		if err := d.tx(ctx, func(ctx context.Context, tx *wtx) error { return indexText(ctx, tx, chunk) }); err != nil {
+			return 0, wrapIndex(err)
+		}
+	}
+	return len(piles), nil
+}
+
+// indexText writes the full-text rows of piles and takes them off the
+// unindexed list; a pile already off it was indexed by another process.
+func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
+	for _, p := range piles {
+		res, err := tx.ExecContext(ctx, `DELETE FROM text_pile_unindexed WHERE text_pile_id=?`, p.id)
+		if err != nil {
+			return fmt.Errorf("delete text_pile_unindexed: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("delete text_pile_unindexed: %w", err)
+		} else if n == 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO full_text_entity_index(text_pile_id, any, title, description, text,
+			secondary_text, big_headlines, small_headlines, code_text, quote_text) VALUES(?,'any',?,?,?,?,?,?,?,?)`,
+			p.id, p.title, p.desc, p.text[0], p.text[1], p.text[2], p.text[3], p.text[4], p.text[5]); err != nil {
+			return fmt.Errorf("insert full_text_entity_index: %w", err)
+		}
+	}
+	return nil
+}
+
+func wrapIndex(err error) error {
+	if err != nil {
+		return fmt.Errorf("index text piles: %w", err)
+	}
+	return nil
 }
 
 // IndexAll runs IndexPending until no text pile is left unindexed.

@@ -321,3 +321,67 @@ func TestInsertRowsConvertsAsDatabaseSQL(t *testing.T) {
 		t.Errorf("rows %v kept from a refused write", got)
 	}
 }
+
+// TestIndexResumed: IndexPending writes a batch in steps, and a run
+// killed between them leaves token rows of piles still on the unindexed
+// list. Indexing them again gives each pile its token counts once and
+// one full-text row; a pile another process already took off the list
+// gets no second full-text row.
+func TestIndexResumed(t *testing.T) {
+	ctx := context.Background()
+	d := openTest(t)
+	defer func(c int) { indexChunk = c }(indexChunk)
+	indexChunk = 2 // several token writes for one pile
+	tokens := map[string]int{"lamp": 3, "lighthouse": 1, "keeper": 2, "fog": 4, "horn": 1}
+	var piles []int64
+	for i := range 3 {
+		id := d.testPile(t, fmt.Sprint("resumed", i))
+		piles = append(piles, id)
+		if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title, tokens) VALUES(?,'',?)`,
+			id, encodeTokens(tokens)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// What a killed run left: some token rows of the first pile.
+	if err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+		ids, err := w.tokenIDs(ctx, []string{"lamp", "fog"})
+		if err != nil {
+			return err
+		}
+		_, err = w.ExecContext(ctx, `INSERT INTO token_statistics(token_id, text_pile_id, occurances) VALUES(?,?,3),(?,?,4)`,
+			ids[0], piles[0], ids[1], piles[0])
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// What another process did: the last pile indexed, its full-text row written.
+	if _, err := d.exec(ctx, `DELETE FROM text_pile_unindexed WHERE text_pile_id=?`, piles[2]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.exec(ctx, `INSERT INTO full_text_entity_index(text_pile_id, any, title) VALUES(?,'any','')`, piles[2]); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := d.IndexPending(ctx); n != 2 || err != nil {
+		t.Fatalf("IndexPending = %d, %v; want 2 piles", n, err)
+	}
+	for _, id := range piles[:2] {
+		if got := d.testStats(t, id); !reflect.DeepEqual(got, tokens) {
+			t.Errorf("pile %d: token_statistics = %v, want %v", id, got, tokens)
+		}
+	}
+	// A second indexer that read the piles before the first took them
+	// off the list writes no second row.
+	late := []unindexedPile{{id: piles[0]}, {id: piles[1]}}
+	if err := d.tx(ctx, func(ctx context.Context, w *wtx) error { return indexText(ctx, w, late) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range piles {
+		var n int
+		if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM full_text_entity_index WHERE text_pile_id=?`, id).Scan(&n); err != nil || n != 1 {
+			t.Errorf("pile %d: %d full-text rows (%v), want 1", id, n, err)
+		}
+	}
+	if n, err := d.Unindexed(ctx); n != 0 || err != nil {
+		t.Errorf("Unindexed = %d, %v; want 0", n, err)
+	}
+}
