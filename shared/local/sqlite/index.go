@@ -13,10 +13,10 @@ import (
 // (token_statistics) are written for many text piles at once, not with
 // each page's summary: ApplySummary leaves a new pile in
 // text_pile_unindexed, and IndexPending moves up to a batch of them into
-// both indexes, in a series of short writes. The pipeline calls it while it crawls, when
-// a full batch is waiting or a pile has waited long enough, and until
-// nothing is left when a run ends; Search calls it first, so it sees
-// every summary applied before it.
+// both indexes, in a series of short writes. The pipeline calls it while
+// it crawls, when a full batch is waiting or a pile has waited long
+// enough, and until nothing is left when a run ends; Search calls it
+// first, so it sees every summary applied before it.
 //
 // Why: a page adds hundreds of token_statistics rows all over that
 // index (its key leads with the token) and one full-text row that the
@@ -48,7 +48,8 @@ var (
 )
 
 // IndexPending writes the full-text rows and token counts of up to a
-// batch of text piles that have none yet, and returns how many it wrote.
+// batch of text piles that have none yet, and returns how many piles it
+// took (0: none was waiting).
 //
 // It writes in steps: the batch's new tokens; its token counts, a chunk
 // at a time, in token order; then, a few piles a write, each pile's
