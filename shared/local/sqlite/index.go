@@ -3,6 +3,7 @@ package sqlite
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -61,25 +62,26 @@ var (
 // process) write the same token rows, and each pile's full-text row is
 // written by the one that takes it off the list.
 func (d *DB) IndexPending(ctx context.Context) (int, error) {
-	var piles []unindexedPile
+	// The batch is read, and its token counts decoded, beside the writer
+	// (on the read pool, which sees every summary committed): only the
+	// token ids are a write.
+	piles, err := unindexedPiles(ctx, d.db)
+	if err != nil || len(piles) == 0 {
+		return 0, wrapIndex(err)
+	}
+	var texts []string
 	var stats []tokenCount
-	err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
-		var err error
-		stats = stats[:0]
-		if piles, err = unindexedPiles(ctx, tx); err != nil || len(piles) == 0 {
-			return err
+	for _, p := range piles {
+		toks, err := decodeTokens(p.tokens)
+		if err != nil {
+			return 0, wrapIndex(fmt.Errorf("text pile %d: %w", p.id, err))
 		}
-		var texts []string
-		for _, p := range piles {
-			toks, err := decodeTokens(p.tokens)
-			if err != nil {
-				return fmt.Errorf("text pile %d: %w", p.id, err)
-			}
-			for t, c := range toks {
-				texts = append(texts, t)
-				stats = append(stats, tokenCount{pile: p.id, n: int64(c)})
-			}
+		for t, c := range toks {
+			texts = append(texts, t)
+			stats = append(stats, tokenCount{pile: p.id, n: int64(c)})
 		}
+	}
+	err = d.tx(ctx, func(ctx context.Context, tx *wtx) error {
 		ids, err := tx.tokenIDs(ctx, texts)
 		if err != nil {
 			return err
@@ -89,7 +91,7 @@ func (d *DB) IndexPending(ctx context.Context) (int, error) {
 		}
 		return nil
 	})
-	if err != nil || len(piles) == 0 {
+	if err != nil {
 		return 0, wrapIndex(err)
 	}
 	slices.SortFunc(stats, func(a, b tokenCount) int {
@@ -180,8 +182,13 @@ type unindexedPile struct {
 	text   [6]string
 }
 
-func unindexedPiles(ctx context.Context, tx *wtx) ([]unindexedPile, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT u.text_pile_id, u.title, u.description, u.tokens, p.text, p.secondary_text,
+// querier is a connection pool or a write: what a read can run on.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func unindexedPiles(ctx context.Context, q querier) ([]unindexedPile, error) {
+	rows, err := q.QueryContext(ctx, `SELECT u.text_pile_id, u.title, u.description, u.tokens, p.text, p.secondary_text,
 		p.big_headlines, p.small_headlines, p.code_text, p.quote_text
 		FROM text_pile_unindexed u JOIN text_pile p ON p.text_pile_id=u.text_pile_id ORDER BY u.text_pile_id LIMIT ?`, IndexBatch)
 	if err != nil {
