@@ -37,7 +37,9 @@ const (
 	maxCachedPerShard = 4096
 )
 
-type cacheKey struct{ dir, ref string }
+// cacheKey is what a resolution depends on: the base (its directory,
+// or all of it without its fragment) and the reference up to its '#'.
+type cacheKey struct{ base, ref string }
 
 type cached struct {
 	r   Result
@@ -105,14 +107,6 @@ func directory(whole string) string {
 	return whole[:strings.LastIndexByte(whole, '/')+1]
 }
 
-// withoutFragment is the serialized base without its fragment.
-func withoutFragment(href string) string {
-	if i := strings.IndexByte(href, '#'); i >= 0 {
-		return href[:i]
-	}
-	return href
-}
-
 func (b *Base) resolveCached(ref string) (Result, error) {
 	if b.whole == "" || !cacheable(ref) {
 		return b.resolve(ref)
@@ -120,7 +114,7 @@ func (b *Base) resolveCached(ref string) (Result, error) {
 	pre, frag, hasFrag := strings.Cut(ref, "#")
 	k := cacheKey{b.whole, pre}
 	if dirOnly(pre) {
-		k.dir = b.dir
+		k.base = b.dir
 	}
 	s := &resolutions[maphash.String(cacheSeed, pre)%cacheShards]
 	s.mu.Lock()

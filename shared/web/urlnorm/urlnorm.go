@@ -81,7 +81,7 @@ func NewBase(raw string) (*Base, error) {
 	}
 	b := &Base{u: u}
 	if s := u.Scheme(); s == "http" || s == "https" {
-		b.whole = withoutFragment(u.Href(false))
+		b.whole = u.Href(true) // without its fragment
 		b.dir = directory(b.whole)
 	}
 	return b, nil

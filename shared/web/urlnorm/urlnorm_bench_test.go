@@ -71,7 +71,7 @@ func BenchmarkResolve(b *testing.B) {
 				pre, _, _ := strings.Cut(l.href, "#")
 				k := cacheKey{l.base.whole, pre}
 				if dirOnly(pre) {
-					k.dir = l.base.dir
+					k.base = l.base.dir
 				}
 				keys[k] = true
 			}
