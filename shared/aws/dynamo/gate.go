@@ -64,9 +64,31 @@ type GateConfig struct {
 // next. The state is one control table item per host, changed only by
 // conditional writes, so separate Lambda environments, each with its
 // own Gate, share it. It implements the fetch stage's Politeness.
+//
+// Within one process the waiters for a host also take turns (local):
+// only one of them at a time asks DynamoDB for the slot, and the next
+// one asks once the delay after the last local request has run. Without
+// that, the ten fetches of a fetcher invocation that share a host each
+// polled the gate, and every refused conditional write is billed (a
+// write unit each: about $3.40 per million pages on the documentation
+// tree, BENCHMARKS.md).
 type Gate struct {
 	db  *DB
 	cfg GateConfig
+
+	mu    sync.Mutex
+	local map[string]*localTurn
+}
+
+// localTurn is one host's turn-taking among this process's waiters.
+type localTurn struct {
+	turn    chan struct{} // holding its one slot: this process's turn at the host
+	waiters int           // waiters holding or waiting for the turn (under Gate.mu)
+	// Set by a holder as it gives the turn back (read by the next
+	// holder, after the channel hands the turn on): when its request
+	// ended, and the delay it asked for.
+	lastDone  time.Time
+	lastDelay time.Duration
 }
 
 // NewGate returns a gate over the store's control table.
@@ -74,7 +96,7 @@ func NewGate(db *DB, cfg GateConfig) *Gate {
 	if cfg.Lease <= 0 {
 		cfg.Lease = 2 * time.Minute
 	}
-	return &Gate{db: db, cfg: cfg}
+	return &Gate{db: db, cfg: cfg, local: map[string]*localTurn{}}
 }
 
 // BusyError is what Wait returns when the host will not be free within
@@ -105,8 +127,102 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 		return nil, crawl.E("politeness gate", crawl.KindInvalid, errors.New("empty host"))
 	}
 	delay = max(delay, 0)
-	token := uuid.NewString()
 	deadline := g.db.now().Add(g.cfg.MaxWait)
+	lt, err := g.takeTurn(ctx, host, delay, deadline)
+	if err != nil {
+		return nil, err
+	}
+	release, err := g.wait(ctx, host, delay, deadline)
+	if err != nil {
+		g.giveTurn(host, lt, time.Time{}, 0)
+		return nil, err
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			release()
+			g.giveTurn(host, lt, g.db.now(), delay)
+		})
+	}, nil
+}
+
+// takeTurn waits, until deadline at most, for this process's turn at
+// host, and then for the delay after the request of the turn's last
+// holder. The turn must be given back (giveTurn).
+func (g *Gate) takeTurn(ctx context.Context, host string, delay time.Duration, deadline time.Time) (*localTurn, error) {
+	g.mu.Lock()
+	lt := g.local[host]
+	if lt == nil {
+		lt = &localTurn{turn: make(chan struct{}, 1)}
+		g.local[host] = lt
+	}
+	lt.waiters++
+	g.mu.Unlock()
+
+	select {
+	case lt.turn <- struct{}{}:
+	default:
+		t := time.NewTimer(max(deadline.Sub(g.db.now()), 0))
+		defer t.Stop()
+		select {
+		case lt.turn <- struct{}{}:
+		case <-t.C:
+			g.leave(host, lt)
+			// Another waiter here holds the host: free, at the soonest,
+			// a delay after its request.
+			return nil, &BusyError{Host: host, RetryAfter: max(delay, gatePoll)}
+		case <-ctx.Done():
+			g.leave(host, lt)
+			return nil, fmt.Errorf("politeness gate of %s: %w", host, ctx.Err())
+		}
+	}
+	if lt.lastDone.IsZero() {
+		return lt, nil
+	}
+	free := lt.lastDone.Add(max(delay, lt.lastDelay))
+	wait := free.Sub(g.db.now())
+	if wait <= 0 {
+		return lt, nil
+	}
+	if free.After(deadline) {
+		g.giveTurn(host, lt, time.Time{}, 0)
+		return nil, &BusyError{Host: host, RetryAfter: wait}
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return lt, nil
+	case <-ctx.Done():
+		g.giveTurn(host, lt, time.Time{}, 0)
+		return nil, fmt.Errorf("politeness gate of %s: %w", host, ctx.Err())
+	}
+}
+
+// giveTurn hands host's turn on; a holder whose request ran says when
+// it ended and the delay it asked for (zero when it made none).
+func (g *Gate) giveTurn(host string, lt *localTurn, done time.Time, delay time.Duration) {
+	if !done.IsZero() {
+		lt.lastDone, lt.lastDelay = done, delay
+	}
+	<-lt.turn
+	g.leave(host, lt)
+}
+
+// leave forgets a host no waiter here holds or waits for. What its last
+// holder left (lastDone) goes with it: the next waiter's first ask may
+// then be refused, and the refusal says how long to wait.
+func (g *Gate) leave(host string, lt *localTurn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if lt.waiters--; lt.waiters == 0 {
+		delete(g.local, host)
+	}
+}
+
+// wait takes host's slot in DynamoDB, waiting until deadline at most.
+func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadline time.Time) (done func(), err error) {
+	token := uuid.NewString()
 	for {
 		ok, held, err := g.acquire(ctx, host, token, delay)
 		if err != nil {

@@ -340,3 +340,97 @@ func TestGateRefusalBringsTheGate(t *testing.T) {
 		t.Errorf("the refusal brought %v, a read gives %v", held, read)
 	}
 }
+
+// refusalCounter counts the gate's conditional writes DynamoDB refused.
+type refusalCounter struct {
+	API
+	mu      sync.Mutex
+	refused int
+}
+
+func (r *refusalCounter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	out, err := r.API.UpdateItem(ctx, in, opts...)
+	if conditionFailed(err) {
+		r.mu.Lock()
+		r.refused++
+		r.mu.Unlock()
+	}
+	return out, err
+}
+
+// TestGateWaitersInOneProcessTakeTurns: the fetches of one invocation
+// that share a host ask DynamoDB one at a time, a delay after the last
+// one, so they are neither refused (a billed write each) nor let two
+// requests overlap or start within the delay. Against two environments
+// the refusals are those of the other one's turns, a few, not one per
+// poll of every waiter.
+func TestGateWaitersInOneProcessTakeTurns(t *testing.T) {
+	const (
+		waiters = 8
+		delay   = 40 * time.Millisecond
+		hold    = 10 * time.Millisecond
+	)
+	tests := []struct {
+		name         string
+		environments int
+		maxRefused   int
+	}{
+		{"one environment", 1, 0},
+		{"two environments", 2, 2 * waiters},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := testDB(t)
+			srv, visits := loggingServer(t, hold)
+			host := hostOf(t, srv.URL)
+			var counters []*refusalCounter
+			var wg sync.WaitGroup
+			errs := make(chan error, tt.environments*waiters)
+			for range tt.environments {
+				rc := &refusalCounter{API: testClient(t)}
+				counters = append(counters, rc)
+				g := NewGate(New(rc, db.t), GateConfig{Lease: time.Minute, MaxWait: 30 * time.Second})
+				for range waiters {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						done, err := g.Wait(t.Context(), host, delay)
+						if err != nil {
+							errs <- err
+							return
+						}
+						defer done()
+						resp, err := http.Get(srv.URL)
+						if err != nil {
+							errs <- err
+							return
+						}
+						resp.Body.Close()
+					}()
+				}
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			refused := 0
+			for _, rc := range counters {
+				refused += rc.refused
+			}
+			if refused > tt.maxRefused {
+				t.Errorf("%d refused takes for %d requests, want at most %d", refused, tt.environments*waiters, tt.maxRefused)
+			}
+			v := visits()
+			if len(v) != tt.environments*waiters {
+				t.Fatalf("server saw %d requests, want %d", len(v), tt.environments*waiters)
+			}
+			for i := 1; i < len(v); i++ {
+				if gap := v[i].start.Sub(v[i-1].end); gap < delay {
+					t.Errorf("request %d started %v after request %d ended, want at least %v", i, gap, i-1, delay)
+				}
+			}
+			t.Logf("%d refused takes for %d requests", refused, tt.environments*waiters)
+		})
+	}
+}
