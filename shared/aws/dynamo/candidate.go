@@ -55,6 +55,9 @@ const (
 	caDueAt             = "due_at"
 	caQueuedHost        = "queued_host"
 	caQueuedAt          = "queued_at"
+	// The crawl_uuid of the last crawl RecordCrawl wrote into the
+	// candidate: a redelivered RecordCrawl finds it and writes nothing.
+	caRecorded = "recorded_crawl_uuid"
 )
 
 // GetCandidate returns the candidate for a normalized URL, or
@@ -107,7 +110,7 @@ func (d *DB) getCandidate(ctx context.Context, u string) (crawl.Candidate, int, 
 // success c.Version+1 is the stored version. It is an UpdateItem, not a
 // PutItem, so that the crawls counter survives.
 func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
-	in, err := d.candidateUpdate(c, false)
+	in, err := d.candidateUpdate(c, false, "")
 	if err != nil {
 		return fmt.Errorf("put candidate %s: %w", c.URL, err)
 	}
@@ -160,7 +163,7 @@ func (d *DB) PutCandidates(ctx context.Context, cs []crawl.Candidate) []error {
 
 // candidateUpdate is the conditional update that writes c as version
 // c.Version+1, also counting a crawl if countCrawl.
-func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool) (*dynamodb.UpdateItemInput, error) {
+func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording string) (*dynamodb.UpdateItemInput, error) {
 	if c.URL == "" {
 		return nil, crawl.E("candidate", crawl.KindInvalid, errors.New("no URL"))
 	}
@@ -245,6 +248,11 @@ func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool) (*dynamodb.Upda
 		cond = "attribute_not_exists(" + u.name(caURL) + ")"
 	} else {
 		cond = u.name(caVersion) + " = " + u.value(fxN(c.Version))
+	}
+	if recording != "" {
+		u.set(caRecorded, fxS(recording))
+		rec := u.name(caRecorded)
+		cond = "(" + cond + ") AND (attribute_not_exists(" + rec + ") OR " + rec + " <> " + u.value(fxS(recording)) + ")"
 	}
 	return &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(d.t.Candidates),

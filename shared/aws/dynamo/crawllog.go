@@ -67,98 +67,123 @@ const (
 const MaxFileText = 1 << 10
 
 // RecordCrawl writes a crawl (its crawl log item) and, when c is not
-// nil, the candidate's new state in one TransactWriteItems. A crawl
-// whose crawl_uuid is already recorded is left as it is and RecordCrawl
-// returns false, writing nothing; a candidate changed since it was read
-// (its version is not c.Version) is crawl.ErrConflict and nothing is
-// written. The candidate's crawls counter goes up by one with the crawl.
+// nil, the candidate's new state. A crawl whose crawl_uuid is already
+// recorded is left as it is and RecordCrawl returns false, writing
+// nothing; a candidate changed since it was read (its version is not
+// c.Version) is crawl.ErrConflict and nothing is written. The
+// candidate's crawls counter goes up by one with the crawl.
+//
+// The two items are two conditional writes in order, not a transaction,
+// which DynamoDB bills twice (9.9 write units a page on the
+// documentation tree, where the two writes cost about half). First the
+// candidate, on its version and on not already holding this crawl
+// (recorded_crawl_uuid); then the crawl log item, on not existing. A
+// process killed between the two leaves the candidate showing the crawl
+// and no log item: the fetch stage then fetches the URL again, and this
+// RecordCrawl, finding the candidate written, writes the log item alone
+// (fetch.Fetcher.Handle). Under redelivery the candidate's condition
+// fails and nothing is written, as before.
 //
 // Unlike the SQLite store it does not check that the crawl's agent is
-// registered: that would be a third item in every transaction.
+// registered: that would be a third item in every write.
 func (d *DB) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
-	fresh, err := d.recordCrawlLog(ctx, cr, c)
+	fresh, err := d.recordCrawl(ctx, cr, c)
 	if err != nil {
 		return false, fmt.Errorf("record crawl %s of %s: %w", cr.Log.CrawlUUID, cr.Log.URL, err)
 	}
 	return fresh, nil
 }
 
-func (d *DB) recordCrawlLog(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
+func (d *DB) recordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
 	if cr.Log.CrawlUUID == "" {
 		return false, crawl.E("record crawl", crawl.KindInvalid, errors.New("no crawl_uuid"))
 	}
-	put := types.Put{
+	if c == nil {
+		return d.putCrawlLog(ctx, cr)
+	}
+	// Only a crawl that sent a request counts (crawl.URLStatus.Crawls).
+	upd, err := d.candidateUpdate(*c, cr.Log.ExitCode.Requested(), cr.Log.CrawlUUID)
+	if err != nil {
+		return false, err
+	}
+	upd.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	_, err = d.api.UpdateItem(ctx, upd)
+	var refused *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &refused):
+		old := refused.Item
+		if len(old) == 0 {
+			// An endpoint that does not send the item back is asked.
+			if old, err = d.candidateItem(ctx, c.URL); err != nil {
+				return false, err
+			}
+		}
+		r := fxReader{m: old}
+		if rec := r.optStr(caRecorded); rec != nil && *rec == cr.Log.CrawlUUID {
+			// The candidate holds this crawl: a redelivery (the log
+			// item is there, and the put below writes nothing), or a
+			// process killed before its log write (the put writes it).
+			return d.putCrawlLog(ctx, cr)
+		}
+		// The candidate moved on. A crawl recorded before (without its
+		// candidate) wins over the changed candidate, as in the SQLite store.
+		recorded, err := d.crawlRecorded(ctx, cr.Log.CrawlUUID)
+		if err != nil {
+			return false, err
+		}
+		if recorded {
+			return false, nil
+		}
+		return false, fmt.Errorf("candidate %s (version %d): %w", c.URL, c.Version, crawl.ErrConflict)
+	case fxLostRace(err):
+		return false, fmt.Errorf("%w: %v", crawl.ErrConflict, err)
+	case err != nil:
+		return false, fmt.Errorf("update candidate: %w", err)
+	}
+	fresh, err := d.putCrawlLog(ctx, cr)
+	if err != nil || !fresh {
+		return fresh, err
+	}
+	if c.SiteID != "" {
+		// The site's counters: a crawl redelivered after this write
+		// and before its answer would count twice, the price of not
+		// holding the site item in every write.
+		if err := d.countSiteCrawl(ctx, c.SiteID, cr); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// putCrawlLog writes a crawl's log item unless its crawl_uuid has one,
+// and reports whether it did.
+func (d *DB) putCrawlLog(ctx context.Context, cr crawl.Crawl) (bool, error) {
+	_, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                aws.String(d.t.CrawlLog),
 		Item:                     d.crawlLogItem(cr),
 		ConditionExpression:      aws.String("attribute_not_exists(#k)"),
 		ExpressionAttributeNames: map[string]string{"#k": clCrawlUUID},
+	})
+	if conditionFailed(err) {
+		return false, nil
 	}
-	if c == nil {
-		// One item: a plain conditional put, at half a transaction's cost.
-		_, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: put.TableName, Item: put.Item,
-			ConditionExpression: put.ConditionExpression, ExpressionAttributeNames: put.ExpressionAttributeNames})
-		if conditionFailed(err) {
-			return false, nil
-		}
-		return err == nil, err
-	}
-	// Only a crawl that sent a request counts (crawl.URLStatus.Crawls).
-	upd, err := d.candidateUpdate(*c, cr.Log.ExitCode.Requested())
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("put crawl log item: %w", err)
 	}
-	_, err = d.api.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		{Put: &put},
-		{Update: &types.Update{TableName: upd.TableName, Key: upd.Key, UpdateExpression: upd.UpdateExpression,
-			ConditionExpression: upd.ConditionExpression, ExpressionAttributeNames: upd.ExpressionAttributeNames,
-			ExpressionAttributeValues: upd.ExpressionAttributeValues}},
-	}})
-	var tc *types.TransactionCanceledException
-	switch {
-	case err == nil:
-		if c.SiteID != "" {
-			// The site's counters: a crawl redelivered after this write
-			// and before the transaction's answer would count twice, the
-			// price of not holding the site item in every transaction.
-			if err := d.countSiteCrawl(ctx, c.SiteID, cr); err != nil {
-				return true, err
-			}
-		}
-		return true, nil
-	case errors.As(err, &tc):
-		// One reason per item, in order: the crawl log put, then the
-		// candidate update.
-		reason := func(i int) string {
-			if i < len(tc.CancellationReasons) {
-				return aws.ToString(tc.CancellationReasons[i].Code)
-			}
-			return ""
-		}
-		switch {
-		case reason(0) == "ConditionalCheckFailed":
-			return false, nil // recorded before
-		case reason(1) == "ConditionalCheckFailed":
-			// When both conditions fail, DynamoDB may report only one of
-			// them (DynamoDB Local reports either): a crawl recorded
-			// before wins over a changed candidate, as in the SQLite store.
-			recorded, err := d.crawlRecorded(ctx, cr.Log.CrawlUUID)
-			if err != nil {
-				return false, err
-			}
-			if recorded {
-				return false, nil
-			}
-			return false, fmt.Errorf("candidate %s (version %d): %w", c.URL, c.Version, crawl.ErrConflict)
-		case reason(0) == "TransactionConflict" || reason(1) == "TransactionConflict":
-			// Another transaction was writing one of the items: re-read, retry.
-			return false, fmt.Errorf("%w: %v", crawl.ErrConflict, err)
-		}
-		return false, err
-	case fxLostRace(err):
-		return false, fmt.Errorf("%w: %v", crawl.ErrConflict, err)
-	default:
-		return false, err
+	return true, nil
+}
+
+// candidateItem reads a candidate's item, consistently.
+func (d *DB) candidateItem(ctx context.Context, u string) (map[string]types.AttributeValue, error) {
+	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(d.t.Candidates),
+		Key:            map[string]types.AttributeValue{caURL: fxS(u)},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read candidate: %w", err)
 	}
+	return out.Item, nil
 }
 
 // crawlRecorded reports whether a crawl log item exists.

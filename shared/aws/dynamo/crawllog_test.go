@@ -91,21 +91,71 @@ func TestRecordCrawlTruncatesFileText(t *testing.T) {
 	}
 }
 
-// cancellingAPI fails every TransactWriteItems with the given reasons.
-type cancellingAPI struct {
+// failingLogAPI fails the crawl log table's PutItems, as a process
+// killed between RecordCrawl's two writes leaves them.
+type failingLogAPI struct {
 	API
-	reasons []string
+	table string
 }
 
-func (c cancellingAPI) TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	var rs []types.CancellationReason
-	for _, r := range c.reasons {
-		rs = append(rs, types.CancellationReason{Code: aws.String(r)})
+func (f failingLogAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if aws.ToString(in.TableName) == f.table {
+		return nil, errors.New("killed before the crawl log write")
 	}
-	return nil, &types.TransactionCanceledException{Message: aws.String("cancelled"), CancellationReasons: rs}
+	return f.API.PutItem(ctx, in, opts...)
 }
 
-func TestRecordCrawlCancellationReasons(t *testing.T) {
+// TestRecordCrawlKilledBetweenWrites: RecordCrawl writes the candidate,
+// then the crawl log item. When the second write never happens, the
+// candidate shows the crawl and the log has none; recording the crawl
+// again (the fetch stage's redelivered task fetches again) writes the
+// log item alone, once, and counts the crawl once.
+func TestRecordCrawlKilledBetweenWrites(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	const u = "http://example.com/page"
+	c := logQueuedCandidate(t, db, u, "crawl-1")
+	first := contract.CompleteCrawl(u, "crawl-1")
+	next := contract.CrawledAs(c, first)
+	killed := New(failingLogAPI{API: db.api, table: db.t.CrawlLog}, db.t)
+	if fresh, err := killed.RecordCrawl(ctx, first, &next); err == nil || fresh || errors.Is(err, crawl.ErrConflict) {
+		t.Fatalf("RecordCrawl with the log write failing = %v, %v; want an error, not a conflict", fresh, err)
+	}
+	if _, err := db.GetCrawl(ctx, "crawl-1"); !errors.Is(err, crawl.ErrNotFound) {
+		t.Fatalf("GetCrawl after the failed log write = %v, want not found", err)
+	}
+	half, err := db.GetCandidate(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if half.State != crawl.StateCrawled || half.CrawlUUID != "crawl-1" || half.Version != c.Version+1 {
+		t.Fatalf("candidate after the first write: %+v", half)
+	}
+
+	// The redelivered task: fetched again, recorded against the
+	// candidate as it now reads.
+	again := contract.CompleteCrawl(u, "crawl-1")
+	again.Log.TimeStarted++
+	for i, want := range []bool{true, false} {
+		next := contract.CrawledAs(half, again)
+		fresh, err := db.RecordCrawl(ctx, again, &next)
+		if err != nil || fresh != want {
+			t.Fatalf("RecordCrawl #%d after the kill = %v, %v; want %v, nil", i+1, fresh, err, want)
+		}
+	}
+	if got, err := db.GetCrawl(ctx, "crawl-1"); err != nil || got.Log.TimeStarted != again.Log.TimeStarted {
+		t.Errorf("GetCrawl = %+v, %v; want the crawl recorded after the kill", got.Log, err)
+	}
+	if got, err := db.GetCandidate(ctx, u); err != nil || got.Version != half.Version {
+		t.Errorf("candidate version %d (%v), want %d: written twice", got.Version, err, half.Version)
+	}
+	if n, err := db.CrawlCount(ctx, u); err != nil || n != 1 {
+		t.Errorf("crawls = %d (%v), want 1", n, err)
+	}
+}
+
+// TestRecordCrawlRefused: what a refused candidate write means.
+func TestRecordCrawlRefused(t *testing.T) {
 	ctx := context.Background()
 	db := testDB(t)
 	const u = "http://example.com/page"
@@ -116,39 +166,30 @@ func TestRecordCrawlCancellationReasons(t *testing.T) {
 	c := logQueuedCandidate(t, db, u, "crawl-new")
 	tests := []struct {
 		name      string
-		reasons   []string
 		crawlUUID string
-		wantFresh bool
-		wantErr   error // nil: no error; errAnyFailure: an error but not a conflict
+		version   int64
+		wantErr   error
 	}{
-		{"crawl recorded before", []string{"ConditionalCheckFailed", "None"}, "crawl-new", false, nil},
-		{"both failed, reported as the candidate only; crawl recorded", []string{"None", "ConditionalCheckFailed"}, "crawl-recorded", false, nil},
-		{"candidate changed", []string{"None", "ConditionalCheckFailed"}, "crawl-new", false, crawl.ErrConflict},
-		{"another transaction on an item", []string{"TransactionConflict", "None"}, "crawl-new", false, crawl.ErrConflict},
-		{"throttled", []string{"None", "ThrottlingError"}, "crawl-new", false, errAnyFailure},
+		{"candidate changed, crawl recorded before without it", "crawl-recorded", c.Version - 1, nil},
+		{"candidate changed", "crawl-new", c.Version - 1, crawl.ErrConflict},
+		{"candidate from the future", "crawl-new", c.Version + 2, crawl.ErrConflict},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := New(cancellingAPI{API: db.api, reasons: tt.reasons}, db.t)
 			cr := contract.CompleteCrawl(u, tt.crawlUUID)
 			next := contract.CrawledAs(c, cr)
-			fresh, err := fake.RecordCrawl(ctx, cr, &next)
-			if fresh != tt.wantFresh {
-				t.Errorf("fresh = %v, want %v", fresh, tt.wantFresh)
+			next.Version = tt.version
+			fresh, err := db.RecordCrawl(ctx, cr, &next)
+			if fresh || !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
+				t.Errorf("RecordCrawl = %v, %v; want false, %v", fresh, err, tt.wantErr)
 			}
-			switch {
-			case tt.wantErr == nil && err != nil:
-				t.Errorf("RecordCrawl: %v, want no error", err)
-			case tt.wantErr == errAnyFailure && (err == nil || errors.Is(err, crawl.ErrConflict)):
-				t.Errorf("RecordCrawl: %v, want an error other than a conflict", err)
-			case tt.wantErr != nil && tt.wantErr != errAnyFailure && !errors.Is(err, tt.wantErr):
-				t.Errorf("RecordCrawl: %v, want %v", err, tt.wantErr)
+			if got, err := db.GetCandidate(ctx, u); err != nil || got.Version != c.Version {
+				t.Errorf("candidate version %d (%v), want %d unchanged", got.Version, err, c.Version)
 			}
 		})
 	}
 }
 
-var errAnyFailure = errors.New("any error")
 
 // TestPackedBodyRecord: a body packed in a WARC file has a key naming
 // the file and its span; the crawl keeps its SHA-256 beside it, so the

@@ -132,7 +132,8 @@ func New(store Store, bodies Bodies, q Queues, client *http.Client, polite Polit
 }
 
 // Handle crawls the candidate of a fetch task. Handling the same task
-// twice fetches once: a recorded crawl is only handed on again.
+// twice fetches once: a recorded crawl is only handed on again. (Once
+// more, only when the store lost the crawl's log write, see below.)
 func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 	if t.URL == "" || t.CrawlUUID == "" {
 		return crawl.E("fetch", crawl.KindInvalid, fmt.Errorf("fetch task needs url and crawl_uuid"))
@@ -146,8 +147,19 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 	if err != nil {
 		return fmt.Errorf("fetch %s: %w", t.URL, err)
 	}
-	if c.State != crawl.StateQueued || c.CrawlUUID != t.CrawlUUID {
+	switch {
+	case c.CrawlUUID != t.CrawlUUID:
 		f.log.DebugContext(ctx, "dropping stale fetch task", "url", t.URL, "crawl_uuid", t.CrawlUUID, "current", c.CrawlUUID)
+		return nil
+	case c.State == crawl.StateQueued:
+	case c.State == crawl.StateCrawled || c.State == crawl.StateDue:
+		// The candidate shows this crawl done, and the log has no
+		// crawl of that uuid: a store that writes the two apart (the
+		// DynamoDB one) was stopped between them. Fetch again: the
+		// crawl's RecordCrawl writes the missing log item.
+		f.log.InfoContext(ctx, "fetching again a crawl recorded without its log", "url", t.URL, "crawl_uuid", t.CrawlUUID)
+	default:
+		f.log.DebugContext(ctx, "dropping stale fetch task", "url", t.URL, "crawl_uuid", t.CrawlUUID, "state", c.State)
 		return nil
 	}
 	out, err := f.crawl(ctx, c, t)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -433,6 +434,64 @@ func TestLinkHeaderCanonical(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("canonical = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestTaskAgainstCandidateState: a fetch task is fetched while its
+// candidate is queued for it, and again when the candidate shows it
+// crawled but the log has no such crawl (a store stopped between its
+// candidate and log writes); a task its candidate has moved on from
+// fetches nothing.
+func TestTaskAgainstCandidateState(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		hits.Add(1)
+		fmt.Fprint(w, "<p>page</p>")
+	}))
+	defer srv.Close()
+	tests := []struct {
+		name      string
+		state     crawl.CandidateState
+		crawlUUID string
+		wantFetch bool
+	}{
+		{"queued for the task", crawl.StateQueued, "c1", true},
+		{"crawled by the task, no log", crawl.StateCrawled, "c1", true},
+		{"due again after the task, no log", crawl.StateDue, "c1", true},
+		{"queued for a later crawl", crawl.StateQueued, "c2", false},
+		{"crawled by another crawl", crawl.StateCrawled, "c2", false},
+		{"filtered since", crawl.StateFiltered, "c1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			h := newHarness(t, nil, nil)
+			u := srv.URL + "/page"
+			task := h.queue(t, u, "c1")
+			c, err := h.db.GetCandidate(ctx, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.State, c.CrawlUUID = tt.state, tt.crawlUUID
+			if err := h.db.PutCandidate(ctx, c); err != nil {
+				t.Fatal(err)
+			}
+			before := hits.Load()
+			if err := h.f.Handle(ctx, task); err != nil {
+				t.Fatal(err)
+			}
+			fetched := hits.Load() > before
+			_, err = h.db.GetCrawl(ctx, "c1")
+			recorded := err == nil
+			if fetched != tt.wantFetch || recorded != tt.wantFetch || (len(h.parse.bodies) == 1) != tt.wantFetch {
+				t.Errorf("fetched %v, recorded %v, parse tasks %d; want fetched and recorded %v",
+					fetched, recorded, len(h.parse.bodies), tt.wantFetch)
 			}
 		})
 	}
