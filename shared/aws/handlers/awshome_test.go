@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -287,11 +288,16 @@ func TestCrawlTestSiteOnAWS(t *testing.T) {
 		site.URL + "/missing.html": crawl.ExitHTTPClientError, site.URL + "/broken.html": crawl.ExitHTTPServerError,
 		site.URL + "/hang": crawl.ExitTimeout, site.URL + "/old.html": crawl.ExitRedirect,
 		site.URL + "/chain-1.html": crawl.ExitRedirect, site.URL + "/files/report.pdf": crawl.ExitComplete,
-		"http://other.invalid/elsewhere.html": crawl.ExitOutOfScope, "http://exa mple.com/": crawl.ExitInvalidURL,
+		"http://exa mple.com/": crawl.ExitInvalidURL,
 	} {
 		if got := exitOf(u); got != code {
 			t.Errorf("%s: exit %v, want %v", u, got, code)
 		}
+	}
+	// Out-of-scope links are killed by default on AWS (RecordOutOfScope):
+	// no candidate, no write.
+	if c, err := h.db.GetCandidate(ctx, "http://other.invalid/elsewhere.html"); !errors.Is(err, crawl.ErrNotFound) {
+		t.Errorf("out-of-scope link recorded: %+v, %v", c, err)
 	}
 	// Bodies are packed in WARC files, read back with ranged GETs: each
 	// page's body is the one the site served, and the pages fetched at

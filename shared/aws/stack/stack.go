@@ -43,6 +43,10 @@ type Settings struct {
 	RecrawlPeriod     time.Duration
 	AllowPrivate      bool
 	MaxDepth          int
+	// RecordOutOfScope records links to hosts outside the scope as
+	// filtered candidates, a write each; by default they are killed
+	// (schedule.Policy.KillOutOfScope).
+	RecordOutOfScope bool
 	CrawlLogRetention time.Duration
 	// MemoryMB is the function's memory size (Lambda's
 	// AWS_LAMBDA_FUNCTION_MEMORY_SIZE), for the usage records; 0 outside
@@ -130,13 +134,18 @@ func FromEnv(getenv func(string) string, need ...string) (Settings, error) {
 			s.AWS.ServiceEndpoints[id] = e
 		}
 	}
-	switch v := strings.ToLower(getenv("ALLOW_PRIVATE_NETWORKS")); v {
-	case "", "false":
-	case "true":
-		s.AllowPrivate = true
-	default:
-		errs = append(errs, fmt.Sprintf("ALLOW_PRIVATE_NETWORKS=%q must be true or false", v))
+	flag := func(name string) bool {
+		switch v := strings.ToLower(getenv(name)); v {
+		case "", "false":
+		case "true":
+			return true
+		default:
+			errs = append(errs, fmt.Sprintf("%s=%q must be true or false", name, v))
+		}
+		return false
 	}
+	s.AllowPrivate = flag("ALLOW_PRIVATE_NETWORKS")
+	s.RecordOutOfScope = flag("RECORD_OUT_OF_SCOPE")
 	if len(errs) > 0 {
 		return s, fmt.Errorf("stack settings: %s", strings.Join(errs, "; "))
 	}

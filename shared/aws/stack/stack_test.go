@@ -12,7 +12,7 @@ import (
 func TestFromEnv(t *testing.T) {
 	lambdaEnv := map[string]string{
 		"CANDIDATES_TABLE": "cands", "FETCH_QUEUE_URL": "http://q/fetch", "DELAY": "250ms", "MAX_DEPTH": "3",
-		"ALLOW_PRIVATE_NETWORKS": "true", "AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKID",
+		"ALLOW_PRIVATE_NETWORKS": "true", "RECORD_OUT_OF_SCOPE": "TRUE", "AWS_REGION": "eu-west-1", "AWS_ACCESS_KEY_ID": "AKID",
 		"AWS_SECRET_ACCESS_KEY": "secret", "AWS_SESSION_TOKEN": "tok", "AWS_ENDPOINT_URL": "http://127.0.0.1:4566",
 		"AWS_ENDPOINT_URL_DYNAMODB": "http://127.0.0.1:8000", "AWS_LAMBDA_LOG_STREAM_NAME": "2026/11/25/[$LATEST]abc", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256",
 	}
@@ -25,7 +25,7 @@ func TestFromEnv(t *testing.T) {
 	}{
 		{"every setting read once", lambdaEnv, []string{"CANDIDATES_TABLE", "FETCH_QUEUE_URL"}, func(t *testing.T, s Settings) {
 			if s.Tables.Candidates != "cands" || s.FetchQueue != "http://q/fetch" || s.Delay != 250*time.Millisecond ||
-				s.MaxDepth != 3 || !s.AllowPrivate || s.MemoryMB != 256 || s.LogStream != "2026/11/25/[$LATEST]abc" {
+				s.MaxDepth != 3 || !s.AllowPrivate || !s.RecordOutOfScope || s.MemoryMB != 256 || s.LogStream != "2026/11/25/[$LATEST]abc" {
 				t.Errorf("settings %+v", s)
 			}
 			want := LambdaAWS{Region: "eu-west-1", Endpoint: "http://127.0.0.1:4566", AccessKeyID: "AKID", SecretAccessKey: "secret",
@@ -36,7 +36,8 @@ func TestFromEnv(t *testing.T) {
 		}, ""},
 		{"defaults are the domain's", map[string]string{}, nil, func(t *testing.T, s Settings) {
 			if s.UserAgent != crawl.DefaultUserAgent || s.Delay != crawl.DefaultDelay || s.Timeout != crawl.DefaultTimeout ||
-				s.MaxResourceSize != crawl.DefaultMaxResourceSize || s.MaxDepth != -1 || s.CrawlLogRetention != 30*24*time.Hour {
+				s.MaxResourceSize != crawl.DefaultMaxResourceSize || s.MaxDepth != -1 || s.CrawlLogRetention != 30*24*time.Hour ||
+				s.AllowPrivate || s.RecordOutOfScope {
 				t.Errorf("settings %+v", s)
 			}
 		}, ""},
@@ -48,6 +49,7 @@ func TestFromEnv(t *testing.T) {
 		{"a body limit past the bound", map[string]string{"MAX_RESOURCE_SIZE": "2147483648"}, nil, nil, `MAX_RESOURCE_SIZE="2147483648" is out of range`},
 		{"a recrawl period past a year", map[string]string{"RECRAWL_PERIOD": "9000h"}, nil, nil, `RECRAWL_PERIOD="9000h" is out of range`},
 		{"a bad flag", map[string]string{"ALLOW_PRIVATE_NETWORKS": "yes"}, nil, nil, "must be true or false"},
+		{"a bad flag, the other", map[string]string{"RECORD_OUT_OF_SCOPE": "1"}, nil, nil, `RECORD_OUT_OF_SCOPE="1" must be true or false`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, err := FromEnv(func(k string) string { return c.env[k] }, c.need...)

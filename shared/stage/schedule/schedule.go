@@ -48,6 +48,16 @@ type Policy struct {
 	Include []*regexp.Regexp
 	// Exclude rules out URLs matching any of them.
 	Exclude []*regexp.Regexp
+	// KillOutOfScope leaves a link found in a page to a host outside the
+	// crawl's scope unrecorded (seed 004's "killed": not crawled, and
+	// not logged as a crawl-url), where it is otherwise a filtered
+	// candidate (out-of-scope). The link itself stays in its page's
+	// link_summary, and a link found again once its host is in scope is
+	// admitted as if it were new, as a filtered one would be. The AWS
+	// home sets it by default (RecordOutOfScope=false): there each
+	// candidate is a billed write, and out-of-scope links were most of
+	// the candidates on the documentation tree (docs/aws.md).
+	KillOutOfScope bool
 }
 
 // Scheduler is the schedule stage.
@@ -78,7 +88,7 @@ const (
 	Requeued  Outcome = "requeued" // a known candidate made due again (forced, reenqueued)
 	Deduped   Outcome = "deduped"  // already a candidate: nothing to do (seed 004 siphoned duplicate)
 	Filtered  Outcome = "filtered" // recorded as a candidate that will not be crawled
-	Killed    Outcome = "killed"   // not a crawl target (unsupported scheme): not recorded
+	Killed    Outcome = "killed"   // not a crawl target (unsupported scheme; out of scope, with KillOutOfScope): not recorded
 	StatusAsk Outcome = "status"   // an enqueue_type status event: nothing changes
 )
 
@@ -331,6 +341,10 @@ func matchAny(res []*regexp.Regexp, s string) bool {
 }
 
 func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, verdict crawl.ExitCode, site *crawl.CompiledSite) (decision, error) {
+	if verdict == crawl.ExitOutOfScope && s.policy.KillOutOfScope && ev.Parent != "" {
+		// Decided before the candidate is read: no read, no write.
+		return decision{out: Killed}, nil
+	}
 	plain := ev.EnqueueType != crawl.EnqueueForced && ev.EnqueueType != crawl.EnqueueReenqueued && ev.LastMod == 0
 	if plain && s.known.dedupes(n.URL, ev.Hops, verdict != crawl.ExitUnknown) {
 		return decision{out: Deduped}, nil

@@ -35,7 +35,7 @@ func New(ctx context.Context, e handlers.Env) (*Scheduler, error) {
 	}
 	fetchQ := SpreadingSender{Queue: sqsq.New(c.SQS, s.FetchQueue), Delay: s.Delay}
 	h := &Scheduler{
-		Sched:  schedule.New(db, fetchQ, schedule.Policy{MaxDepth: s.MaxDepth}, e.Log),
+		Sched:  schedule.New(db, fetchQ, schedule.Policy{MaxDepth: s.MaxDepth, KillOutOfScope: !s.RecordOutOfScope}, e.Log),
 		Status: db,
 		Batch: sqsbatch.Processor{Queue: "enqueue", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue),
 			Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.EnqueueQueue)}, Log: e.Log},
