@@ -108,9 +108,10 @@ const (
 	gaIndexiness      = "indexiness"
 
 	// link_summary, compressed
-	gaLinks        = "link_summary"  // B: gzip of the JSON link rows, see encodeLinks
-	gaLinkCount    = "link_count"    // N: rows stored in link_summary
-	gaLinksDropped = "links_dropped" // N: rows left out to keep the item small; absent when none
+	gaLinks        = "link_summary"     // B: gzip of the JSON link rows, see encodeLinks
+	gaLinksKey     = "link_summary_key" // S: where link_summary is kept instead, a record in a WARC file (keepBlobs)
+	gaLinkCount    = "link_count"       // N: rows stored in link_summary
+	gaLinksDropped = "links_dropped"    // N: rows left out to keep the item small; absent when none
 
 	// search
 	gaSearchText      = "search_text"      // S: the start of the text pile's text (items written before search_text_gz)
@@ -529,8 +530,9 @@ func gunzipString(b []byte, max int64) (string, error) {
 	return string(out), nil
 }
 
-// sideItem moves a new generation item's bulk, its link_summary and
-// its search text, to an item of its own (the generation's key with
+// sideItem moves a new generation item's bulk, its search text and its
+// link_summary (when keepBlobs did not keep that in a WARC file), to an
+// item of its own (the generation's key with
 // skLinksPrefix), which ApplySummary writes with a plain put before its
 // transaction: they are most of a page's bytes, and DynamoDB bills a
 // transaction's writes twice, and every later update of the generation

@@ -358,18 +358,14 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 			return 0, nil, fmt.Errorf("generation %d is no longer an original: %w", ng.DuplicateOf, crawl.ErrConflict)
 		}
 	}
-	pileKey, err := d.putTextPile(ctx, ng)
-	if err != nil {
-		return 0, nil, err
-	}
 	item, _, err := newGenItem(s.URL, id, ng, orig)
 	if err != nil {
 		return 0, nil, fmt.Errorf("generation %s: %w", ng.Generation.UUID, err)
 	}
-	if pileKey != "" {
-		item[gaTextPileKey] = fxS(pileKey)
+	if err := d.keepBlobs(ctx, ng, item); err != nil {
+		return 0, nil, err
 	}
-	// The links and search text go first, in an item of their own: a
+	// The links (unless kept in the blob store) and search text go first, in an item of their own: a
 	// transaction that then fails leaves them under a generation id
 	// nothing names (a re-planned summary makes a new one), which no
 	// reader lists (Search joins each to its open generation).

@@ -22,6 +22,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/testkit/contract"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // sumBlobs is an in-memory blob store that counts puts per key.
@@ -51,6 +52,17 @@ func (b *sumBlobs) Get(_ context.Context, key string) ([]byte, error) {
 		return nil, fmt.Errorf("get blob %s: %w", key, crawl.ErrNotFound)
 	}
 	return d, nil
+}
+
+func (b *sumBlobs) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	d, err := b.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if off+n > int64(len(d)) {
+		return nil, fmt.Errorf("range %d+%d of %s past its %d bytes", off, n, key, len(d))
+	}
+	return d[off : off+n], nil
 }
 
 // putCounts returns a copy of the puts per key.
@@ -890,5 +902,67 @@ func TestDuplicateOfAKnownOriginalReadsItBack(t *testing.T) {
 	_, err := db.ApplySummary(context.Background(), contract.SummaryUpdate(b, "c3", 120, crawl.GenerationReplace, sumOpen(t, db, b).Generation.ID, g))
 	if !errors.Is(err, crawl.ErrConflict) {
 		t.Errorf("ApplySummary without the original's key = %v, want ErrConflict", err)
+	}
+}
+
+// TestApplySummaryPacksLinks: into a store that packs records (the
+// summarizer's warc.Packer), a new generation's text pile and its
+// link_summary go to one WARC file in one write, the item naming both;
+// the links are not written to DynamoDB, the search text still is (in
+// the side item).
+func TestApplySummaryPacksLinks(t *testing.T) {
+	ctx := context.Background()
+	blobs := newSumBlobs()
+	packer := warc.NewPacker(blobs, warc.PackConfig{Prefix: "piles/"})
+	db := testDB(t, WithBlobs(packer))
+	const u = "http://example.com/doc"
+	p := &crawl.TextPile{Text: "lamps and lighthouses", BigHeadlines: "Lamps"}
+	p.Digest = p.ComputeDigest()
+	ng := contract.TextGen(u, 100, p, "Lamps")
+	page := crawl.DestPage
+	ng.Links = []crawl.LinkSummary{
+		{LinkToURL: "http://example.com/a", DestinationType: &page, Locality: crawl.LocalitySameHost, Text: sumPtr("A")},
+		{LinkToURL: "http://example.org/", Locality: crawl.LocalityExternal, Location: crawl.Location{InNav: true}},
+	}
+	sumApply(t, db, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, ng))
+	gid, _ := GenerationID(ng.Generation.UUID)
+	items := sumItems(t, db)
+	raw := items[u+" "+genSK(100, gid)]
+	pileRef, ok1 := warc.ParseRef(attrS(t, raw, gaTextPileKey))
+	linksRef, ok2 := warc.ParseRef(attrS(t, raw, gaLinksKey))
+	if !ok1 || !ok2 || pileRef.Object != linksRef.Object {
+		t.Fatalf("text_pile_key %q, link_summary_key %q: want records of one WARC file", attrS(t, raw, gaTextPileKey), attrS(t, raw, gaLinksKey))
+	}
+	if n := len(blobs.putCounts()); n != 1 {
+		t.Errorf("%d objects written, want 1", n)
+	}
+	gz, err := packer.Get(ctx, attrS(t, raw, gaLinksKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeLinks(gz, gid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]crawl.LinkSummary(nil), ng.Links...)
+	for i := range want {
+		want[i].ID, want[i].GenerationID = int64(i+1), gid
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("links from the WARC record:\n got %+v\nwant %+v", got, want)
+	}
+	if attrN(t, raw, gaLinkCount) != 2 {
+		t.Errorf("link_count %v, want 2", raw[gaLinkCount])
+	}
+	side := items[u+" "+skLinksPrefix+genSK(100, gid)]
+	if side[gaLinks] != nil || raw[gaLinks] != nil {
+		t.Errorf("link_summary written to DynamoDB too")
+	}
+	if side[gaSearchTextGz] == nil {
+		t.Errorf("the side item lost the search text: %v", side)
+	}
+	hits, err := db.Search(ctx, "lighthouses", 10)
+	if err != nil || len(hits) != 1 || hits[0].URL != u {
+		t.Errorf("Search = %+v, %v; want the page", hits, err)
 	}
 }

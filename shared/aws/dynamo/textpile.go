@@ -7,7 +7,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // Blobs is the blob store (S3) that keeps the summary's text piles: a
@@ -44,49 +47,84 @@ type TextPileBlob struct {
 }
 
 // resourceKeeper is a blob store that packs records many to an object
-// (warc.Packer): a text pile kept there costs a share of one PUT, and
-// its key names the object and the record's place in it.
+// (warc.Packer): a record kept there costs a share of one PUT, and its
+// key names the object and the record's place in it.
 type resourceKeeper interface {
-	KeepResource(ctx context.Context, uri, contentType string, data []byte) (string, error)
+	KeepResources(ctx context.Context, rs []warc.Resource) ([]string, error)
 }
 
-// putTextPile writes a new generation's text pile to the blob store and
-// returns its key ("" when it writes none): the pile of an exact
-// duplicate was written by its original's summary. Into a store that packs records
-// (resourceKeeper) each new generation's pile is kept, in a file shared
-// with the others summarized at once; into a plain store, once per
-// digest at TextPileKey (a pile already stored is left alone).
-func (d *DB) putTextPile(ctx context.Context, n *crawl.NewGeneration) (string, error) {
-	p := n.TextPile
-	if p == nil || n.Exact() {
-		return "", nil
-	}
-	if d.blobs == nil {
-		return "", fmt.Errorf("store text pile: the store has no blob store (WithBlobs)")
-	}
-	b := TextPileBlob{TextPile: *p, Tokens: n.Tokens}
-	b.ID = TextPileID(p.Digest)
-	data, err := json.Marshal(b)
-	if err != nil {
-		return "", fmt.Errorf("store text pile %x: %w", p.Digest, err)
-	}
-	if k, ok := d.blobs.(resourceKeeper); ok {
-		key, err := k.KeepResource(ctx, "urn:crawler:text-pile:"+hex.EncodeToString(p.Digest), "application/json", data)
-		if err != nil {
-			return "", fmt.Errorf("store text pile: %w", err)
+// keepBlobs writes a new generation's bulk to the blob store and names
+// it in the generation's item: its text pile (text_pile_key; none for
+// an exact duplicate, whose pile is its original's) and, into a store
+// that packs records, its link_summary (link_summary_key, the attribute
+// leaving the item). Into a packing store (resourceKeeper) both go in
+// one call, to the file shared with the others summarized at once; into
+// a plain store the pile is written once per digest at TextPileKey (a
+// pile already stored is left alone), and the links stay in the item
+// (for its side item, sideItem).
+//
+// The links are write-only on the crawl path, and at about 320 links a
+// page they were about half of the side item's 6 write units a page on
+// the documentation tree (BENCHMARKS.md).
+func (d *DB) keepBlobs(ctx context.Context, n *crawl.NewGeneration, item map[string]types.AttributeValue) error {
+	var pile []byte
+	if p := n.TextPile; p != nil && !n.Exact() {
+		b := TextPileBlob{TextPile: *p, Tokens: n.Tokens}
+		b.ID = TextPileID(p.Digest)
+		var err error
+		if pile, err = json.Marshal(b); err != nil {
+			return fmt.Errorf("store text pile %x: %w", p.Digest, err)
 		}
-		return key, nil
 	}
-	key := TextPileKey(p.Digest)
+	k, packs := d.blobs.(resourceKeeper)
+	if !packs {
+		if pile == nil {
+			return nil
+		}
+		key, err := d.putPile(ctx, n.TextPile.Digest, pile)
+		if err != nil {
+			return fmt.Errorf("store text pile: %w", err)
+		}
+		item[gaTextPileKey] = fxS(key)
+		return nil
+	}
+	var rs []warc.Resource
+	var attrs []string
+	if pile != nil {
+		rs = append(rs, warc.Resource{URI: "urn:crawler:text-pile:" + hex.EncodeToString(n.TextPile.Digest), ContentType: "application/json", Data: pile})
+		attrs = append(attrs, gaTextPileKey)
+	}
+	if b, ok := item[gaLinks].(*types.AttributeValueMemberB); ok {
+		rs = append(rs, warc.Resource{URI: "urn:crawler:link-summary:" + n.Generation.UUID, ContentType: "application/gzip", Data: b.Value})
+		attrs = append(attrs, gaLinksKey)
+	}
+	keys, err := k.KeepResources(ctx, rs)
+	if err != nil {
+		return fmt.Errorf("store text pile and links: %w", err)
+	}
+	for i, a := range attrs {
+		item[a] = fxS(keys[i])
+	}
+	delete(item, gaLinks)
+	return nil
+}
+
+// putPile writes a text pile into a plain blob store at TextPileKey,
+// unless it is there already.
+func (d *DB) putPile(ctx context.Context, digest, data []byte) (string, error) {
+	if d.blobs == nil {
+		return "", fmt.Errorf("the store has no blob store (WithBlobs)")
+	}
+	key := TextPileKey(digest)
 	exists, err := d.blobExists(ctx, key)
 	if err != nil {
-		return "", fmt.Errorf("store text pile: %w", err)
+		return "", err
 	}
 	if exists {
 		return key, nil
 	}
 	if err := d.blobs.Put(ctx, key, data); err != nil {
-		return "", fmt.Errorf("store text pile: %w", err)
+		return "", err
 	}
 	return key, nil
 }

@@ -112,6 +112,42 @@ func (p *Packer) KeepResource(ctx context.Context, uri, contentType string, data
 	return key, nil
 }
 
+// Resource is one record for KeepResources.
+type Resource struct {
+	URI, ContentType string
+	Data             []byte
+}
+
+// KeepResources writes several resource records to the current file at
+// once and returns their keys, in order, once the file is stored: one
+// wait for the batch's file, where a KeepResource each would wait for
+// one file after another.
+func (p *Packer) KeepResources(ctx context.Context, rs []Resource) ([]string, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	spans := make([]Span, len(rs))
+	key, err := p.keep(ctx, func(w *Writer) (Span, error) {
+		for i, r := range rs {
+			s, err := w.WriteResource(r.URI, p.cfg.Now(), r.ContentType, r.Data)
+			if err != nil {
+				return Span{}, fmt.Errorf("keep %s: %w", r.URI, err)
+			}
+			spans[i] = s
+		}
+		return spans[0], nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ref, _ := ParseRef(key)
+	keys := make([]string, len(rs))
+	for i, s := range spans {
+		keys[i] = Ref{Object: ref.Object, Span: s}.String()
+	}
+	return keys, nil
+}
+
 func (p *Packer) keep(ctx context.Context, write func(*Writer) (Span, error)) (string, error) {
 	p.mu.Lock()
 	if p.cur == nil {

@@ -252,3 +252,44 @@ func TestPackerResources(t *testing.T) {
 		}
 	}
 }
+
+// TestPackerKeepResources: several records kept at once share the file
+// of the batch, read back in order, one PUT for all.
+func TestPackerKeepResources(t *testing.T) {
+	objs := &memObjects{}
+	p := NewPacker(objs, PackConfig{Prefix: "warc/", MaxWait: time.Hour})
+	const handlers = 3
+	keys := make([][]string, handlers)
+	var wg sync.WaitGroup
+	for i := range handlers {
+		p.Enter()
+		wg.Go(func() {
+			defer p.Leave()
+			var err error
+			keys[i], err = p.KeepResources(context.Background(), []Resource{
+				{URI: fmt.Sprintf("urn:test:pile:%d", i), ContentType: "application/json", Data: fmt.Appendf(nil, `{"pile":%d}`, i)},
+				{URI: fmt.Sprintf("urn:test:links:%d", i), ContentType: "application/gzip", Data: fmt.Appendf(nil, "links %d", i)},
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if objs.puts != 1 {
+		t.Errorf("%d PUTs, want the six records in one file", objs.puts)
+	}
+	for i, ks := range keys {
+		if len(ks) != 2 {
+			t.Fatalf("handler %d: keys %q", i, ks)
+		}
+		for j, want := range []string{fmt.Sprintf(`{"pile":%d}`, i), fmt.Sprintf("links %d", i)} {
+			if got, err := p.Get(context.Background(), ks[j]); err != nil || string(got) != want {
+				t.Errorf("handler %d record %d at %s: %q, %v; want %q", i, j, ks[j], got, err, want)
+			}
+		}
+	}
+	if keys, err := p.KeepResources(context.Background(), nil); err != nil || keys != nil {
+		t.Errorf("KeepResources(nil) = %q, %v", keys, err)
+	}
+}
