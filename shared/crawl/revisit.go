@@ -56,6 +56,14 @@ func ChangeFreqPrior(changefreq string) float64 {
 	return 0
 }
 
+// ObservedAtFetch reports whether the fetch stage makes a crawl's
+// observation, folding it into the candidate it writes with the crawl:
+// a 304 says "unchanged" before anything is summarized. Every other
+// revisit is observed by the summary, which alone sees whether the
+// content changed. One write of the candidate a 304, not two: on AWS the
+// summarizer's was 3 write units per unchanged page (BENCHMARKS.md).
+func ObservedAtFetch(code ExitCode) bool { return code == ExitUnchanged }
+
 // ObserveChange folds one observation into a URL's MRate and
 // MRateCounter. Before the first, MRate is the prior: a sitemap's hint
 // (ChangeFreqPrior) if it had one, else one half.

@@ -186,9 +186,9 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 			return false, err
 		}
 	}
-	if openID != 0 && (action == crawl.GenerationExtend || action == crawl.GenerationReplace) {
+	if openID != 0 && (action == crawl.GenerationExtend || action == crawl.GenerationReplace) && !crawl.ObservedAtFetch(s.Crawl.ExitCode) {
 		// A revisit: its observation, once (a redelivery finds the crawl
-		// summarized above and stops there).
+		// summarized above and stops there). A 304's was made by the fetch.
 		if err := d.observeChange(ctx, s.URL, action == crawl.GenerationReplace, s.SeenAt); err != nil {
 			return true, err
 		}

@@ -21,7 +21,7 @@ func TestAdaptiveRecrawl(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		switch r.URL.Path {
 		case "/":
-			fmt.Fprint(w, `<a href="/changing">c</a> <a href="/static">s</a> <a href="/noisy">n</a>`)
+			fmt.Fprint(w, `<a href="/changing">c</a> <a href="/static">s</a> <a href="/noisy">n</a> <a href="/etag">e</a>`)
 		case "/changing":
 			fmt.Fprintf(w, "<title>news</title><p>edition %d</p>", visits.Add(1))
 		case "/static":
@@ -29,6 +29,14 @@ func TestAdaptiveRecrawl(t *testing.T) {
 		case "/noisy":
 			// Other bytes every time (a comment), the same text.
 			fmt.Fprintf(w, "<title>noisy</title><!-- %d --><p>the same words again</p>", time.Now().UnixNano())
+		case "/etag":
+			// Answers a revisit 304: the fetch observes it (crawl.ObservedAtFetch).
+			if r.Header.Get("If-None-Match") == `"v1"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			w.Header().Set("ETag", `"v1"`)
+			fmt.Fprint(w, "<title>tagged</title><p>validated words</p>")
 		default:
 			http.NotFound(w, r)
 		}
@@ -50,8 +58,9 @@ func TestAdaptiveRecrawl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dd.Close()
-	// Three observations each: the changing page every time, the others
-	// never (the noisy page's bytes change, its text does not).
+	// Three observations each, once each: the changing page every time,
+	// the others never (the noisy page's bytes change, its text does
+	// not; the tagged page answers 304).
 	rate := func(changed bool) (float64, int64) {
 		m, n := 0.0, int64(0)
 		for i := 0; i < 3; i++ {
@@ -60,7 +69,7 @@ func TestAdaptiveRecrawl(t *testing.T) {
 		return m, n
 	}
 	var dues = map[string]int64{}
-	for path, changed := range map[string]bool{"/changing": true, "/static": false, "/noisy": false} {
+	for path, changed := range map[string]bool{"/changing": true, "/static": false, "/noisy": false, "/etag": false} {
 		c, err := dd.DB.GetCandidate(context.Background(), srv.URL+path)
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +85,7 @@ func TestAdaptiveRecrawl(t *testing.T) {
 		}
 		dues[path] = c.DueAt - *c.LastCrawlTime
 	}
-	if p := int64(period / time.Second); !(dues["/changing"] < p && dues["/static"] > p && dues["/noisy"] == dues["/static"]) {
+	if p := int64(period / time.Second); !(dues["/changing"] < p && dues["/static"] > p && dues["/noisy"] == dues["/static"] && dues["/etag"] == dues["/static"]) {
 		t.Errorf("next visits after %v: want the changing page sooner than the period %ds, the others later", dues, p)
 	}
 }

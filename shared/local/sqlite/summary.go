@@ -162,7 +162,7 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 			}
 			genID = &id
 		}
-		if open != 0 && (s.Action == crawl.GenerationExtend || s.Action == crawl.GenerationReplace) {
+		if open != 0 && (s.Action == crawl.GenerationExtend || s.Action == crawl.GenerationReplace) && !crawl.ObservedAtFetch(s.Crawl.ExitCode) {
 			if err := observeChange(ctx, tx, urlid, s.Action == crawl.GenerationReplace, s.SeenAt); err != nil {
 				return err
 			}

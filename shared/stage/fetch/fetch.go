@@ -201,6 +201,9 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome, t crawl.FetchTask) 
 			c.LastContentfulModified = cr.Requests[n-1].ServerLastModified
 		}
 	}
+	if crawl.ObservedAtFetch(code) {
+		c.MRate, c.MRateCounter = crawl.ObserveChange(c.MRate, c.MRateCounter, false)
+	}
 	c.State = crawl.StateCrawled
 	switch {
 	case !out.retryAt.IsZero():

@@ -26,7 +26,8 @@ func sites(t *testing.T, open Opener) {
 
 // adaptiveRecrawl: each revisit's summary folds into the URL's MRate
 // whether its content changed, once, and moves its due date
-// (crawl/revisit.go); a first visit is no observation.
+// (crawl/revisit.go); a first visit is no observation, nor is a 304's
+// summary (the fetch observed it).
 func adaptiveRecrawl(t *testing.T, s Metadata) {
 	const u = "http://example.com/news"
 	const every = int64(3600)
@@ -68,6 +69,13 @@ func adaptiveRecrawl(t *testing.T, s Metadata) {
 		t.Error("the same summary applied twice")
 	}
 	check("redelivered", 300, false, true)
+	// A 304 is observed by the fetch stage, with the crawl's candidate
+	// write (crawl.ObservedAtFetch); its summary leaves the rate alone.
+	revisit(400)
+	su = SummaryUpdate(u, "v4", 400, crawl.GenerationExtend, openGen(t, s, u).Generation.ID, nil)
+	su.Crawl.ExitCode = crawl.ExitUnchanged
+	apply(t, s, su)
+	check("a 304", 400, false, true)
 }
 
 func docsSite() crawl.Site {
