@@ -190,7 +190,6 @@ func TestRecordCrawlRefused(t *testing.T) {
 	}
 }
 
-
 // TestPackedBodyRecord: a body packed in a WARC file has a key naming
 // the file and its span; the crawl keeps its SHA-256 beside it, so the
 // content is still known by what it is (File.ContentID).

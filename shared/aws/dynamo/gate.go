@@ -89,6 +89,9 @@ type localTurn struct {
 	// ended, and the delay it asked for.
 	lastDone  time.Time
 	lastDelay time.Duration
+	// held is the token of the host's slot in DynamoDB that the last
+	// holder handed on to the next one here (under Gate.mu; "": none).
+	held string
 }
 
 // NewGate returns a gate over the store's control table.
@@ -132,18 +135,51 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 	if err != nil {
 		return nil, err
 	}
-	release, err := g.wait(ctx, host, delay, deadline)
-	if err != nil {
-		g.giveTurn(host, lt, time.Time{}, 0)
-		return nil, err
+	token := g.takeHeld(lt)
+	if token == "" {
+		if token, err = g.wait(ctx, host, delay, deadline); err != nil {
+			g.giveTurn(host, lt, time.Time{}, 0, "")
+			return nil, err
+		}
 	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			release()
-			g.giveTurn(host, lt, g.db.now(), delay)
+			end := g.db.now()
+			if g.othersWaiting(lt) {
+				// One write instead of a release and the next take: the
+				// slot goes to the next waiter here, who starts a delay
+				// after this request's end (takeTurn).
+				next, ok := g.handOn(ctx, host, token, delay)
+				if ok {
+					g.giveTurn(host, lt, end, delay, next)
+					return
+				}
+				if next == "" {
+					g.giveTurn(host, lt, end, delay, "")
+					return
+				}
+			}
+			g.release(ctx, host, token, delay)
+			g.giveTurn(host, lt, end, delay, "")
 		})
 	}, nil
+}
+
+// othersWaiting reports whether another waiter here wants lt's host.
+func (g *Gate) othersWaiting(lt *localTurn) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return lt.waiters > 1
+}
+
+// takeHeld takes the slot a previous holder handed on, if any.
+func (g *Gate) takeHeld(lt *localTurn) string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t := lt.held
+	lt.held = ""
+	return t
 }
 
 // takeTurn waits, until deadline at most, for this process's turn at
@@ -185,7 +221,7 @@ func (g *Gate) takeTurn(ctx context.Context, host string, delay time.Duration, d
 		return lt, nil
 	}
 	if free.After(deadline) {
-		g.giveTurn(host, lt, time.Time{}, 0)
+		g.giveTurn(host, lt, time.Time{}, 0, "")
 		return nil, &BusyError{Host: host, RetryAfter: wait}
 	}
 	t := time.NewTimer(wait)
@@ -194,16 +230,22 @@ func (g *Gate) takeTurn(ctx context.Context, host string, delay time.Duration, d
 	case <-t.C:
 		return lt, nil
 	case <-ctx.Done():
-		g.giveTurn(host, lt, time.Time{}, 0)
+		g.giveTurn(host, lt, time.Time{}, 0, "")
 		return nil, fmt.Errorf("politeness gate of %s: %w", host, ctx.Err())
 	}
 }
 
 // giveTurn hands host's turn on; a holder whose request ran says when
-// it ended and the delay it asked for (zero when it made none).
-func (g *Gate) giveTurn(host string, lt *localTurn, done time.Time, delay time.Duration) {
+// it ended and the delay it asked for (zero when it made none), and the
+// token of the DynamoDB slot it hands on with the turn ("": none).
+func (g *Gate) giveTurn(host string, lt *localTurn, done time.Time, delay time.Duration, held string) {
 	if !done.IsZero() {
 		lt.lastDone, lt.lastDelay = done, delay
+	}
+	if held != "" {
+		g.mu.Lock()
+		lt.held = held
+		g.mu.Unlock()
 	}
 	<-lt.turn
 	g.leave(host, lt)
@@ -211,39 +253,46 @@ func (g *Gate) giveTurn(host string, lt *localTurn, done time.Time, delay time.D
 
 // leave forgets a host no waiter here holds or waits for. What its last
 // holder left (lastDone) goes with it: the next waiter's first ask may
-// then be refused, and the refusal says how long to wait.
+// then be refused, and the refusal says how long to wait. A slot handed
+// on to waiters that gave up is given back.
 func (g *Gate) leave(host string, lt *localTurn) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if lt.waiters--; lt.waiters == 0 {
 		delete(g.local, host)
+		if lt.held != "" {
+			held, delay := lt.held, lt.lastDelay
+			lt.held = ""
+			go g.release(context.Background(), host, held, delay)
+		}
 	}
 }
 
 // wait takes host's slot in DynamoDB, waiting until deadline at most.
-func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadline time.Time) (done func(), err error) {
+// It returns the token the slot is held under.
+func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadline time.Time) (string, error) {
 	token := uuid.NewString()
 	for {
 		ok, held, err := g.acquire(ctx, host, token, delay)
 		if err != nil {
-			return nil, fmt.Errorf("politeness gate of %s: %w", host, err)
+			return "", fmt.Errorf("politeness gate of %s: %w", host, err)
 		}
 		if ok {
-			return g.releaser(ctx, host, token, delay), nil
+			return token, nil
 		}
 		// The refused write brought the gate back with it; an endpoint
 		// that does not send it is asked.
 		if len(held) == 0 {
 			if held, err = g.read(ctx, host); err != nil {
-				return nil, fmt.Errorf("politeness gate of %s: %w", host, err)
+				return "", fmt.Errorf("politeness gate of %s: %w", host, err)
 			}
 		}
 		wait, err := g.freeIn(held, delay)
 		if err != nil {
-			return nil, fmt.Errorf("politeness gate of %s: %w", host, err)
+			return "", fmt.Errorf("politeness gate of %s: %w", host, err)
 		}
 		if g.db.now().Add(wait).After(deadline) {
-			return nil, &BusyError{Host: host, RetryAfter: wait}
+			return "", &BusyError{Host: host, RetryAfter: wait}
 		}
 		if wait > 0 {
 			// A little jitter, so that waiters do not all come back at once.
@@ -253,7 +302,7 @@ func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadl
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				return nil, fmt.Errorf("politeness gate of %s: %w", host, ctx.Err())
+				return "", fmt.Errorf("politeness gate of %s: %w", host, ctx.Err())
 			}
 		}
 	}
@@ -363,37 +412,69 @@ func laterOf(a, b time.Time) time.Time {
 	return a
 }
 
-// releaser returns the done func of a slot taken with token.
-func (g *Gate) releaser(ctx context.Context, host, token string, delay time.Duration) func() {
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			// The request's context may be over by now; the release is due anyway.
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gateRelease)
-			defer cancel()
-			now := g.db.now()
-			_, err := g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-				TableName:           aws.String(g.db.t.Control),
-				Key:                 gateKey(host),
-				UpdateExpression:    aws.String("SET #ld = :ld, #na = :na REMOVE #lu, #h"),
-				ConditionExpression: aws.String("#h = :tok"),
-				ExpressionAttributeNames: map[string]string{"#ld": gtLastDone, "#na": gtNextAllowed,
-					"#lu": gtLeaseUntil, "#h": gtHolder},
-				ExpressionAttributeValues: map[string]types.AttributeValue{
-					":ld":  fxN(msCeil(now)),
-					":na":  fxN(msCeil(now.Add(delay))),
-					":tok": fxS(token),
-				},
-			})
-			switch {
-			case conditionFailed(err):
-				// Our lease ran out and another request took the slot:
-				// its own release records the end.
-				g.logf(ctx, "politeness gate: lease of %s ran out before the request finished", host)
-			case err != nil:
-				g.logf(ctx, "politeness gate: give back %s (free again when its lease runs out): %v", host, err)
-			}
-		})
+// release gives back the slot held under token: it records the end of
+// the request and frees the host.
+func (g *Gate) release(ctx context.Context, host, token string, delay time.Duration) {
+	// The request's context may be over by now; the release is due anyway.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gateRelease)
+	defer cancel()
+	now := g.db.now()
+	_, err := g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(g.db.t.Control),
+		Key:                 gateKey(host),
+		UpdateExpression:    aws.String("SET #ld = :ld, #na = :na REMOVE #lu, #h"),
+		ConditionExpression: aws.String("#h = :tok"),
+		ExpressionAttributeNames: map[string]string{"#ld": gtLastDone, "#na": gtNextAllowed,
+			"#lu": gtLeaseUntil, "#h": gtHolder},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":ld":  fxN(msCeil(now)),
+			":na":  fxN(msCeil(now.Add(delay))),
+			":tok": fxS(token),
+		},
+	})
+	switch {
+	case conditionFailed(err):
+		// Our lease ran out and another request took the slot:
+		// its own release records the end.
+		g.logf(ctx, "politeness gate: lease of %s ran out before the request finished", host)
+	case err != nil:
+		g.logf(ctx, "politeness gate: give back %s (free again when its lease runs out): %v", host, err)
+	}
+}
+
+// handOn records the end of the request held under token and hands the
+// slot to a new token in the same write, for the next waiter in this
+// process. ok is false when the write failed: next is "" if the slot
+// was no longer ours (the lease ran out), else the caller releases it.
+func (g *Gate) handOn(ctx context.Context, host, token string, delay time.Duration) (next string, ok bool) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gateRelease)
+	defer cancel()
+	now := g.db.now()
+	next = uuid.NewString()
+	_, err := g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(g.db.t.Control),
+		Key:                 gateKey(host),
+		UpdateExpression:    aws.String("SET #ld = :ld, #na = :na, #lu = :lu, #h = :next"),
+		ConditionExpression: aws.String("#h = :tok"),
+		ExpressionAttributeNames: map[string]string{"#ld": gtLastDone, "#na": gtNextAllowed,
+			"#lu": gtLeaseUntil, "#h": gtHolder},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":ld":   fxN(msCeil(now)),
+			":na":   fxN(msCeil(now.Add(delay))),
+			":lu":   fxN(msCeil(now.Add(delay + g.cfg.Lease))),
+			":tok":  fxS(token),
+			":next": fxS(next),
+		},
+	})
+	switch {
+	case err == nil:
+		return next, true
+	case conditionFailed(err):
+		g.logf(ctx, "politeness gate: lease of %s ran out before the request finished", host)
+		return "", false
+	default:
+		g.logf(ctx, "politeness gate: hand %s on: %v", host, err)
+		return token, false
 	}
 }
 

@@ -341,29 +341,31 @@ func TestGateRefusalBringsTheGate(t *testing.T) {
 	}
 }
 
-// refusalCounter counts the gate's conditional writes DynamoDB refused.
+// refusalCounter counts the gate's writes, and those DynamoDB refused.
 type refusalCounter struct {
 	API
-	mu      sync.Mutex
-	refused int
+	mu              sync.Mutex
+	writes, refused int
 }
 
 func (r *refusalCounter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
 	out, err := r.API.UpdateItem(ctx, in, opts...)
+	r.mu.Lock()
+	r.writes++
 	if conditionFailed(err) {
-		r.mu.Lock()
 		r.refused++
-		r.mu.Unlock()
 	}
+	r.mu.Unlock()
 	return out, err
 }
 
 // TestGateWaitersInOneProcessTakeTurns: the fetches of one invocation
 // that share a host ask DynamoDB one at a time, a delay after the last
 // one, so they are neither refused (a billed write each) nor let two
-// requests overlap or start within the delay. Against two environments
-// the refusals are those of the other one's turns, a few, not one per
-// poll of every waiter.
+// requests overlap or start within the delay; each hands the slot to the
+// next in the write that records its end, so n requests take n+1
+// writes, not 2n. Against two environments the refusals are those of
+// the other one's turns, a few, not one per poll of every waiter.
 func TestGateWaitersInOneProcessTakeTurns(t *testing.T) {
 	const (
 		waiters = 8
@@ -374,9 +376,10 @@ func TestGateWaitersInOneProcessTakeTurns(t *testing.T) {
 		name         string
 		environments int
 		maxRefused   int
+		maxWrites    int
 	}{
-		{"one environment", 1, 0},
-		{"two environments", 2, 2 * waiters},
+		{"one environment", 1, 0, waiters + 1},
+		{"two environments", 2, 2 * waiters, 6 * waiters},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -414,12 +417,16 @@ func TestGateWaitersInOneProcessTakeTurns(t *testing.T) {
 			for err := range errs {
 				t.Fatal(err)
 			}
-			refused := 0
+			refused, writes := 0, 0
 			for _, rc := range counters {
 				refused += rc.refused
+				writes += rc.writes
 			}
 			if refused > tt.maxRefused {
 				t.Errorf("%d refused takes for %d requests, want at most %d", refused, tt.environments*waiters, tt.maxRefused)
+			}
+			if writes > tt.maxWrites {
+				t.Errorf("%d gate writes for %d requests, want at most %d", writes, tt.environments*waiters, tt.maxWrites)
 			}
 			v := visits()
 			if len(v) != tt.environments*waiters {
@@ -430,7 +437,38 @@ func TestGateWaitersInOneProcessTakeTurns(t *testing.T) {
 					t.Errorf("request %d started %v after request %d ended, want at least %v", i, gap, i-1, delay)
 				}
 			}
-			t.Logf("%d refused takes for %d requests", refused, tt.environments*waiters)
+			t.Logf("%d gate writes, %d refused, for %d requests", writes, refused, tt.environments*waiters)
 		})
 	}
+}
+
+// TestGateHandedSlotGivenBackWhenNobodyTakesIt: a slot handed on to a
+// waiter here that then gives up (its delay runs past MaxWait) is given
+// back, not held until its lease runs out.
+func TestGateHandedSlotGivenBackWhenNobodyTakesIt(t *testing.T) {
+	db := testDB(t)
+	g := NewGate(db, GateConfig{Lease: time.Minute, MaxWait: 300 * time.Millisecond})
+	done, err := g.Wait(t.Context(), "example.com", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy := make(chan error, 1)
+	go func() {
+		// Waits for the turn, gets the slot handed on, and then finds
+		// its own delay too long to wait.
+		_, err := g.Wait(t.Context(), "example.com", 5*time.Second)
+		busy <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	done()
+	var be *BusyError
+	if err := <-busy; !errors.As(err, &be) {
+		t.Fatalf("the second waiter: %v, want a *BusyError", err)
+	}
+	other := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute, MaxWait: 3 * time.Second})
+	d2, err := other.Wait(t.Context(), "example.com", 0)
+	if err != nil {
+		t.Fatalf("another environment after the handed slot was left: %v (held until its lease runs out?)", err)
+	}
+	d2()
 }
