@@ -69,7 +69,6 @@ type Scheduler struct {
 	now    func() time.Time
 	scope  sync.Map // hosts known to be in scope
 	known  knownURLs
-	pend   pendingURLs
 
 	siteStore SiteStore // nil: no sites, every URL gets the defaults
 	sites     atomic.Pointer[siteView]
@@ -98,14 +97,12 @@ const (
 // invalid URL found in a page is recorded as a filtered candidate.
 func (s *Scheduler) Admit(ctx context.Context, ev crawl.EnqueueEvent) (Outcome, error) {
 	for attempt := 0; ; attempt++ {
-		d, err := s.decide(ctx, ev, true)
+		d, err := s.decide(ctx, ev)
 		if err != nil || d.put == nil {
-			s.pend.release(d.claim)
 			return d.out, err
 		}
 		err = s.store.PutCandidate(ctx, *d.put)
 		out, again, err := s.wrote(ctx, d, err)
-		s.pend.release(d.claim)
 		if !again || attempt == 4 {
 			return out, err
 		}
@@ -134,24 +131,13 @@ func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn fun
 	var putOf []int              // the event of each put
 	planned := map[string]bool{} // URLs with a put planned: a second event for one waits for the first
 	var again []int              // events admitted on their own once the puts are in
-	var claims []*claim          // let go once the puts are in (or on any return)
-	defer func() {
-		for _, c := range claims {
-			s.pend.release(c)
-		}
-	}()
 	for i, e := range evs {
-		d, err := s.decide(ctx, e, false)
-		if d.claim != nil {
-			claims = append(claims, d.claim)
-		}
+		d, err := s.decide(ctx, e)
 		switch {
 		case err != nil && crawl.KindOf(err) != crawl.KindInvalid:
 			return err // nothing written yet: the event is retried whole
 		case err != nil:
 			errs[i] = err
-		case d.busy:
-			again = append(again, i) // another page is admitting it
 		case d.put == nil:
 			outs[i] = d.out
 		case planned[d.put.URL]:
@@ -173,9 +159,6 @@ func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn fun
 			}
 			outs[i], errs[i] = out, err
 		}
-	}
-	for _, c := range claims {
-		s.pend.release(c)
 	}
 	slices.Sort(again)
 	for _, i := range again {
@@ -217,17 +200,11 @@ type decision struct {
 	onConflict Outcome
 	countSite  string // the site whose admitted URLs the write adds one to
 	invalid    error  // why the URL was recorded as invalid (logged once written)
-	// claim is this admission's hold on the URL (pendingURLs), to let go
-	// once its write is done; busy: another admission holds it, and
-	// this one did not wait (decide's wait).
-	claim *claim
-	busy  bool
 }
 
 // decide works out what admitting ev comes to. It reads the store, and
-// writes only a seed's host into the scope. A URL another admission is
-// deciding now is waited for when wait is set, else answered busy.
-func (s *Scheduler) decide(ctx context.Context, ev crawl.EnqueueEvent, wait bool) (decision, error) {
+// writes only a seed's host into the scope.
+func (s *Scheduler) decide(ctx context.Context, ev crawl.EnqueueEvent) (decision, error) {
 	if err := ev.Validate(); err != nil {
 		return decision{}, crawl.E("admit", crawl.KindInvalid, err)
 	}
@@ -280,7 +257,7 @@ func (s *Scheduler) decide(ctx context.Context, ev crawl.EnqueueEvent, wait bool
 	if err != nil {
 		return decision{}, err
 	}
-	return s.admit(ctx, n, ev, verdict, site, wait)
+	return s.admit(ctx, n, ev, verdict, site)
 }
 
 // wrote settles a decision whose candidate was written with result err:
@@ -363,7 +340,7 @@ func matchAny(res []*regexp.Regexp, s string) bool {
 	return false
 }
 
-func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, verdict crawl.ExitCode, site *crawl.CompiledSite, wait bool) (decision, error) {
+func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, verdict crawl.ExitCode, site *crawl.CompiledSite) (decision, error) {
 	if verdict == crawl.ExitOutOfScope && s.policy.KillOutOfScope && ev.Parent != "" {
 		// Decided before the candidate is read: no read, no write.
 		return decision{out: Killed}, nil
@@ -372,28 +349,6 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 	if plain && s.known.dedupes(n.URL, ev.Hops, verdict != crawl.ExitUnknown) {
 		return decision{out: Deduped}, nil
 	}
-	mine, held := s.pend.take(n.URL)
-	for held != nil {
-		if !wait {
-			return decision{busy: true}, nil
-		}
-		select {
-		case <-held.done:
-		case <-ctx.Done():
-			return decision{}, fmt.Errorf("admit %s: %w", n.URL, ctx.Err())
-		}
-		if plain && s.known.dedupes(n.URL, ev.Hops, verdict != crawl.ExitUnknown) {
-			return decision{out: Deduped}, nil
-		}
-		mine, held = s.pend.take(n.URL)
-	}
-	d, err := s.admitClaimed(ctx, n, ev, verdict, site)
-	d.claim = mine
-	return d, err
-}
-
-// admitClaimed is admit's decision once the URL is this admission's to decide.
-func (s *Scheduler) admitClaimed(ctx context.Context, n urlnorm.Result, ev crawl.EnqueueEvent, verdict crawl.ExitCode, site *crawl.CompiledSite) (decision, error) {
 	now := s.now().Unix()
 	c, err := s.store.GetCandidate(ctx, n.URL)
 	if err == nil {
