@@ -2,11 +2,14 @@ package schedule
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 )
 
 // TestAdmitEach: an event of several URLs admits each as its own event
@@ -54,5 +57,65 @@ func TestAdmitEach(t *testing.T) {
 	}
 	if !slices.Equal(got, []string{home + "c " + string(Admitted), home + "d " + string(Admitted)}) {
 		t.Errorf("outcomes %q, want c and d admitted", got)
+	}
+}
+
+// scopeCounter is the real store, counting scope reads.
+type scopeCounter struct {
+	*sqlite.DB
+	reads int
+}
+
+func (c *scopeCounter) InScope(ctx context.Context, host string) (bool, error) {
+	c.reads++
+	return c.DB.InScope(ctx, host)
+}
+
+// TestOutOfScopeHostsRemembered: links to a host outside the scope ask
+// the store once, not once a link; a minute later it is asked again, so
+// that a seed another scheduler added (another Lambda environment) is
+// seen; a seed this scheduler adds counts at once.
+func TestOutOfScopeHostsRemembered(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	store := &scopeCounter{DB: db}
+	now := testNow
+	s, _ := newScheduler(t, store, Policy{MaxDepth: -1, KillOutOfScope: true})
+	s.now = func() time.Time { return now }
+	admitAll(t, s, seed(home))
+	var urls []string
+	for i := range 20 {
+		urls = append(urls, fmt.Sprintf("http://other.org/%d", i))
+	}
+	admit := func(urls ...string) map[Outcome]int {
+		t.Helper()
+		outs := map[Outcome]int{}
+		if err := s.AdmitEach(ctx, crawl.EnqueueEvent{URLs: urls, Parent: home, Hops: 1}, func(_ crawl.EnqueueEvent, o Outcome) { outs[o]++ }); err != nil {
+			t.Fatal(err)
+		}
+		return outs
+	}
+	before := store.reads
+	if outs := admit(urls[:10]...); outs[Killed] != 10 || store.reads-before != 1 {
+		t.Errorf("10 links to one other host: outcomes %v, %d scope reads; want 10 killed, 1 read", outs, store.reads-before)
+	}
+	// Another scheduler seeds the host.
+	other, _ := newScheduler(t, db, noLimit())
+	admitAll(t, other, seed("http://other.org/"))
+	now = now.Add(30 * time.Second)
+	if outs := admit(urls[10]); outs[Killed] != 1 {
+		t.Errorf("within the minute: %v, want killed as remembered", outs)
+	}
+	now = now.Add(31 * time.Second)
+	if outs := admit(urls[11]); outs[Admitted] != 1 {
+		t.Errorf("past the minute: %v, want admitted (the other scheduler's seed seen)", outs)
+	}
+	// A seed of this scheduler's own counts at once.
+	if outs := admit("http://third.example/y"); outs[Killed] != 1 {
+		t.Errorf("a third host: %v, want killed", outs)
+	}
+	admitAll(t, s, seed("http://third.example/"))
+	if outs := admit("http://third.example/x"); outs[Admitted] != 1 {
+		t.Errorf("a host this scheduler seeded: %v, want admitted", outs)
 	}
 }

@@ -68,6 +68,7 @@ type Scheduler struct {
 	log    *slog.Logger
 	now    func() time.Time
 	scope  sync.Map // hosts known to be in scope
+	out    outOfScope
 	known  knownURLs
 
 	siteStore SiteStore // nil: no sites, every URL gets the defaults
@@ -460,14 +461,56 @@ func (s *Scheduler) inScope(ctx context.Context, host string) (bool, error) {
 	if _, ok := s.scope.Load(host); ok {
 		return true, nil
 	}
+	now := s.now()
+	if s.out.recent(host, now) {
+		return false, nil
+	}
 	in, err := s.store.InScope(ctx, host)
 	if err != nil {
 		return false, err
 	}
 	if in {
 		s.scope.Store(host, true)
+	} else {
+		s.out.saw(host, now)
 	}
 	return in, nil
+}
+
+// outOfScope remembers hosts the store said were out of scope, for
+// outOfScopeTTL: the links of a page mostly point to a few other hosts,
+// and each asked the store again (on the documentation tree, 6,000 reads
+// of the scope item for 543 pages, most of the scheduler's reads). A
+// seed this scheduler adds puts its host in scope at once (addScope); one
+// another scheduler adds (another Lambda environment) is seen here within
+// the TTL, and a link to its host meanwhile is judged as before the seed.
+type outOfScope struct {
+	mu sync.Mutex
+	m  map[string]time.Time
+}
+
+// outOfScopeTTL bounds how long a host's absence from the scope is
+// taken as known; maxOutOfScope bounds the memory (past it the map
+// starts over, which costs reads, never correctness).
+const (
+	outOfScopeTTL = time.Minute
+	maxOutOfScope = 100_000
+)
+
+func (o *outOfScope) recent(host string, now time.Time) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	at, ok := o.m[host]
+	return ok && now.Sub(at) < outOfScopeTTL
+}
+
+func (o *outOfScope) saw(host string, now time.Time) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.m == nil || len(o.m) >= maxOutOfScope {
+		o.m = map[string]time.Time{}
+	}
+	o.m[host] = now
 }
 
 // Release sends up to limit due candidates to the fetch queue, each as a
