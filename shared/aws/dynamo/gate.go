@@ -255,16 +255,20 @@ func (g *Gate) giveTurn(host string, lt *localTurn, done time.Time, delay time.D
 // holder left (lastDone) goes with it: the next waiter's first ask may
 // then be refused, and the refusal says how long to wait. A slot handed
 // on to waiters that gave up is given back.
+// The release is made before leave returns, not in the background: a
+// Lambda environment may be frozen as soon as its handler returns.
 func (g *Gate) leave(host string, lt *localTurn) {
 	g.mu.Lock()
-	defer g.mu.Unlock()
+	var held string
+	var delay time.Duration
 	if lt.waiters--; lt.waiters == 0 {
 		delete(g.local, host)
-		if lt.held != "" {
-			held, delay := lt.held, lt.lastDelay
-			lt.held = ""
-			go g.release(context.Background(), host, held, delay)
-		}
+		held, delay = lt.held, lt.lastDelay
+		lt.held = ""
+	}
+	g.mu.Unlock()
+	if held != "" {
+		g.release(context.Background(), host, held, delay)
 	}
 }
 
