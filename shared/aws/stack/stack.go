@@ -36,17 +36,17 @@ type Settings struct {
 	// DeadLetterQueue is the DLQ of the queue this function consumes.
 	DeadLetterQueue string
 
-	UserAgent         string
-	Delay             time.Duration
-	Timeout           time.Duration
-	MaxResourceSize   int64
-	RecrawlPeriod     time.Duration
-	AllowPrivate      bool
-	MaxDepth          int
+	UserAgent       string
+	Delay           time.Duration
+	Timeout         time.Duration
+	MaxResourceSize int64
+	RecrawlPeriod   time.Duration
+	AllowPrivate    bool
+	MaxDepth        int
 	// RecordOutOfScope records links to hosts outside the scope as
 	// filtered candidates, a write each; by default they are killed
 	// (schedule.Policy.KillOutOfScope).
-	RecordOutOfScope bool
+	RecordOutOfScope  bool
 	CrawlLogRetention time.Duration
 	// MemoryMB is the function's memory size (Lambda's
 	// AWS_LAMBDA_FUNCTION_MEMORY_SIZE), for the usage records; 0 outside

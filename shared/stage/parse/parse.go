@@ -6,7 +6,9 @@ package parse
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -168,10 +170,19 @@ func (p *Parser) sendSummarize(ctx context.Context, t crawl.ParseTask, doc crawl
 		return fmt.Errorf("encode document of %s: %w", t.URL, err)
 	}
 	st := crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Document: b}
-	if len(b) > crawl.MaxInlineDocument {
-		st.Document, st.DocumentKey = nil, crawl.DocumentKey(t.CrawlUUID)
-		if err := p.blobs.Put(ctx, st.DocumentKey, b); err != nil {
-			return fmt.Errorf("store document of %s: %w", t.URL, err)
+	if len(b) > crawl.PlainInlineDocument {
+		gz, err := gzipBytes(b)
+		if err != nil {
+			return fmt.Errorf("compress document of %s: %w", t.URL, err)
+		}
+		st.Document = nil
+		if base64.StdEncoding.EncodedLen(len(gz)) <= crawl.MaxInlineDocument {
+			st.DocumentGz = gz
+		} else {
+			st.DocumentKey = crawl.DocumentKey(t.CrawlUUID)
+			if err := p.blobs.Put(ctx, st.DocumentKey, b); err != nil {
+				return fmt.Errorf("store document of %s: %w", t.URL, err)
+			}
 		}
 	}
 	msg, _ := json.Marshal(st)
@@ -275,4 +286,17 @@ func (p *Parser) maxLinks(t crawl.ParseTask) int {
 		return int(t.MaxLinks)
 	}
 	return p.cfg.MaxURLsFromPage
+}
+
+// gzipBytes returns b gzipped, at the default level.
+func gzipBytes(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

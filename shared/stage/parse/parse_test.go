@@ -1,10 +1,14 @@
 package parse
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -24,16 +28,20 @@ type noCanonical struct{}
 
 func (noCanonical) SetCanonicalURL(context.Context, string, string) error { return nil }
 
-// A parsed document rides in the summarize task when it is small, and is
-// stored as a blob, named by the task, when it is not.
+// A parsed document rides in the summarize task when it is small, as
+// it is, or gzipped when that makes it fit, and is stored as a blob,
+// named by the task, when even gzipped it does not.
 func TestDocumentInlineOrStored(t *testing.T) {
+	random := make([]byte, 400<<10)
+	rand.NewChaCha8([32]byte{1}).Read(random)
 	for _, tc := range []struct {
 		name   string
 		text   string
-		inline bool
+		inline string // "plain", "gzip", or "" for stored
 	}{
-		{"small page inline", "A short page.", true},
-		{"large page stored", strings.Repeat("many words of a long page ", 10000), false},
+		{"small page inline", "A short page.", "plain"},
+		{"large page gzipped", strings.Repeat("many words of a long page ", 10000), "gzip"},
+		{"large page that does not compress, stored", hex.EncodeToString(random), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -61,12 +69,22 @@ func TestDocumentInlineOrStored(t *testing.T) {
 			}
 			stored, err := blobs.Get(ctx, crawl.DocumentKey("c1"))
 			var doc crawl.Document
-			if tc.inline {
-				if st.DocumentKey != "" || len(st.Document) == 0 || !errors.Is(err, crawl.ErrNotFound) {
+			switch tc.inline {
+			case "plain":
+				if st.DocumentKey != "" || len(st.Document) == 0 || len(st.DocumentGz) != 0 || !errors.Is(err, crawl.ErrNotFound) {
 					t.Fatalf("task %s, stored document err %v: want the document inline and no blob", sum.bodies[0][:min(200, len(sum.bodies[0]))], err)
 				}
 				err = json.Unmarshal(st.Document, &doc)
-			} else {
+			case "gzip":
+				if st.DocumentKey != "" || len(st.Document) != 0 || len(st.DocumentGz) == 0 || !errors.Is(err, crawl.ErrNotFound) {
+					t.Fatalf("task %s, stored document err %v: want the document gzipped inline and no blob", sum.bodies[0][:min(200, len(sum.bodies[0]))], err)
+				}
+				zr, zerr := gzip.NewReader(bytes.NewReader(st.DocumentGz))
+				if zerr != nil {
+					t.Fatal(zerr)
+				}
+				err = json.NewDecoder(zr).Decode(&doc)
+			default:
 				if st.DocumentKey != crawl.DocumentKey("c1") || len(st.Document) != 0 || err != nil || len(stored) <= crawl.MaxInlineDocument {
 					t.Fatalf("task key %q, inline %d bytes, blob %d bytes (%v): want the document stored under its key", st.DocumentKey, len(st.Document), len(stored), err)
 				}

@@ -8,11 +8,14 @@
 package summarize
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -96,8 +99,14 @@ func (s *Summarizer) Handle(ctx context.Context, t crawl.SummarizeTask) error {
 		return fmt.Errorf("summarize %s: %w", t.URL, err)
 	}
 	var doc *crawl.Document
-	if b := []byte(t.Document); len(b) > 0 || t.DocumentKey != "" {
-		if len(b) == 0 {
+	if b := []byte(t.Document); len(b) > 0 || len(t.DocumentGz) > 0 || t.DocumentKey != "" {
+		switch {
+		case len(b) > 0:
+		case len(t.DocumentGz) > 0:
+			if b, err = gunzipDocument(t.DocumentGz); err != nil {
+				return crawl.E("summarize "+t.URL, crawl.KindInvalid, err)
+			}
+		default:
 			if b, err = s.blobs.Get(ctx, t.DocumentKey); err != nil {
 				return fmt.Errorf("summarize %s: %w", t.URL, err)
 			}
@@ -433,4 +442,21 @@ func (k *keyedLocks) lock(key string) func() {
 		}
 		k.mu.Unlock()
 	}
+}
+
+// gunzipDocument reads a task's gzipped document, up to
+// crawl.MaxDocumentBytes.
+func gunzipDocument(gz []byte) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return nil, fmt.Errorf("decompress document: %w", err)
+	}
+	b, err := io.ReadAll(io.LimitReader(zr, crawl.MaxDocumentBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("decompress document: %w", err)
+	}
+	if len(b) > crawl.MaxDocumentBytes {
+		return nil, fmt.Errorf("decompress document: more than %d bytes", crawl.MaxDocumentBytes)
+	}
+	return b, nil
 }
