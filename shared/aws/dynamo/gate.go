@@ -419,24 +419,7 @@ func laterOf(a, b time.Time) time.Time {
 // release gives back the slot held under token: it records the end of
 // the request and frees the host.
 func (g *Gate) release(ctx context.Context, host, token string, delay time.Duration) {
-	// The request's context may be over by now; the release is due anyway.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gateRelease)
-	defer cancel()
-	now := g.db.now()
-	_, err := g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(g.db.t.Control),
-		Key:                 gateKey(host),
-		UpdateExpression:    aws.String("SET #ld = :ld, #na = :na REMOVE #lu, #h"),
-		ConditionExpression: aws.String("#h = :tok"),
-		ExpressionAttributeNames: map[string]string{"#ld": gtLastDone, "#na": gtNextAllowed,
-			"#lu": gtLeaseUntil, "#h": gtHolder},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":ld":  fxN(msCeil(now)),
-			":na":  fxN(msCeil(now.Add(delay))),
-			":tok": fxS(token),
-		},
-	})
-	switch {
+	switch err := g.finish(ctx, host, token, delay, ""); {
 	case conditionFailed(err):
 		// Our lease ran out and another request took the slot:
 		// its own release records the end.
@@ -451,26 +434,8 @@ func (g *Gate) release(ctx context.Context, host, token string, delay time.Durat
 // process. ok is false when the write failed: next is "" if the slot
 // was no longer ours (the lease ran out), else the caller releases it.
 func (g *Gate) handOn(ctx context.Context, host, token string, delay time.Duration) (next string, ok bool) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gateRelease)
-	defer cancel()
-	now := g.db.now()
 	next = uuid.NewString()
-	_, err := g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(g.db.t.Control),
-		Key:                 gateKey(host),
-		UpdateExpression:    aws.String("SET #ld = :ld, #na = :na, #lu = :lu, #h = :next"),
-		ConditionExpression: aws.String("#h = :tok"),
-		ExpressionAttributeNames: map[string]string{"#ld": gtLastDone, "#na": gtNextAllowed,
-			"#lu": gtLeaseUntil, "#h": gtHolder},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":ld":   fxN(msCeil(now)),
-			":na":   fxN(msCeil(now.Add(delay))),
-			":lu":   fxN(msCeil(now.Add(delay + g.cfg.Lease))),
-			":tok":  fxS(token),
-			":next": fxS(next),
-		},
-	})
-	switch {
+	switch err := g.finish(ctx, host, token, delay, next); {
 	case err == nil:
 		return next, true
 	case conditionFailed(err):
@@ -480,6 +445,37 @@ func (g *Gate) handOn(ctx context.Context, host, token string, delay time.Durati
 		g.logf(ctx, "politeness gate: hand %s on: %v", host, err)
 		return token, false
 	}
+}
+
+// finish records the end of the request held under token (last_done,
+// and next_allowed a delay later) in one write conditional on holding
+// the slot, and frees the host or, when next is set, makes next its
+// holder, with a lease from the end of the delay the next request waits.
+func (g *Gate) finish(ctx context.Context, host, token string, delay time.Duration, next string) error {
+	// The request's context may be over by now; the write is due anyway.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gateRelease)
+	defer cancel()
+	now := g.db.now()
+	update := "SET #ld = :ld, #na = :na REMOVE #lu, #h"
+	values := map[string]types.AttributeValue{
+		":ld":  fxN(msCeil(now)),
+		":na":  fxN(msCeil(now.Add(delay))),
+		":tok": fxS(token),
+	}
+	if next != "" {
+		update = "SET #ld = :ld, #na = :na, #lu = :lu, #h = :next"
+		values[":lu"], values[":next"] = fxN(msCeil(now.Add(delay+g.cfg.Lease))), fxS(next)
+	}
+	_, err := g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(g.db.t.Control),
+		Key:                 gateKey(host),
+		UpdateExpression:    aws.String(update),
+		ConditionExpression: aws.String("#h = :tok"),
+		ExpressionAttributeNames: map[string]string{"#ld": gtLastDone, "#na": gtNextAllowed,
+			"#lu": gtLeaseUntil, "#h": gtHolder},
+		ExpressionAttributeValues: values,
+	})
+	return err
 }
 
 func (g *Gate) logf(ctx context.Context, format string, args ...any) {

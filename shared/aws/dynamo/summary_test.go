@@ -358,17 +358,7 @@ func TestApplySummaryAttachments(t *testing.T) {
 		if !ok {
 			t.Fatalf("link_summary is %T", raw[gaLinks])
 		}
-		got, err := decodeLinks(b.Value, gid)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := append([]crawl.LinkSummary(nil), ng.Links...)
-		for i := range want {
-			want[i].ID, want[i].GenerationID = int64(i+1), gid
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("links:\n got %+v\nwant %+v", got, want)
-		}
+		checkLinks(t, b.Value, gid, ng.Links)
 		if attrN(t, raw, gaLinkCount) != 3 || raw[gaLinksDropped] != nil {
 			t.Errorf("link_count %v links_dropped %v", raw[gaLinkCount], raw[gaLinksDropped])
 		}
@@ -940,17 +930,7 @@ func TestApplySummaryPacksLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := decodeLinks(gz, gid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := append([]crawl.LinkSummary(nil), ng.Links...)
-	for i := range want {
-		want[i].ID, want[i].GenerationID = int64(i+1), gid
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("links from the WARC record:\n got %+v\nwant %+v", got, want)
-	}
+	checkLinks(t, gz, gid, ng.Links)
 	if attrN(t, raw, gaLinkCount) != 2 {
 		t.Errorf("link_count %v, want 2", raw[gaLinkCount])
 	}
@@ -964,5 +944,22 @@ func TestApplySummaryPacksLinks(t *testing.T) {
 	hits, err := db.Search(ctx, "lighthouses", 10)
 	if err != nil || len(hits) != 1 || hits[0].URL != u {
 		t.Errorf("Search = %+v, %v; want the page", hits, err)
+	}
+}
+
+// checkLinks decodes a link_summary blob and compares it with the
+// links summarized, numbered from 1 in their order, of generation gid.
+func checkLinks(t *testing.T, blob []byte, gid int64, links []crawl.LinkSummary) {
+	t.Helper()
+	got, err := decodeLinks(blob, gid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append([]crawl.LinkSummary(nil), links...)
+	for i := range want {
+		want[i].ID, want[i].GenerationID = int64(i+1), gid
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("links:\n got %+v\nwant %+v", got, want)
 	}
 }
