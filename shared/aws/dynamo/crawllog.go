@@ -122,8 +122,9 @@ func (d *DB) recordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate
 		if rec := r.optStr(caRecorded); rec != nil && *rec == cr.Log.CrawlUUID {
 			// The candidate holds this crawl: a redelivery (the log
 			// item is there, and the put below writes nothing), or a
-			// process killed before its log write (the put writes it).
-			return d.putCrawlLog(ctx, cr)
+			// process killed before its log write (the put writes it,
+			// and the site's counters, which come after it, count it).
+			return d.logAndCount(ctx, cr, c.SiteID)
 		}
 		// The candidate moved on. A crawl recorded before (without its
 		// candidate) wins over the changed candidate, as in the SQLite store.
@@ -140,15 +141,21 @@ func (d *DB) recordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate
 	case err != nil:
 		return false, fmt.Errorf("update candidate: %w", err)
 	}
+	return d.logAndCount(ctx, cr, c.SiteID)
+}
+
+// logAndCount writes a crawl's log item and, if it was not there and
+// the URL is a site's, counts the crawl on the site.
+func (d *DB) logAndCount(ctx context.Context, cr crawl.Crawl, siteID string) (bool, error) {
 	fresh, err := d.putCrawlLog(ctx, cr)
 	if err != nil || !fresh {
 		return fresh, err
 	}
-	if c.SiteID != "" {
+	if siteID != "" {
 		// The site's counters: a crawl redelivered after this write
 		// and before its answer would count twice, the price of not
 		// holding the site item in every write.
-		if err := d.countSiteCrawl(ctx, c.SiteID, cr); err != nil {
+		if err := d.countSiteCrawl(ctx, siteID, cr); err != nil {
 			return true, err
 		}
 	}
