@@ -114,7 +114,11 @@ func TestRecordCrawlKilledBetweenWrites(t *testing.T) {
 	ctx := context.Background()
 	db := testDB(t)
 	const u = "http://example.com/page"
+	if err := db.PutSite(ctx, crawl.Site{ID: "docs", Roots: []string{"http://example.com/"}, State: crawl.SiteActive}, true); err != nil {
+		t.Fatal(err)
+	}
 	c := logQueuedCandidate(t, db, u, "crawl-1")
+	c.SiteID = "docs"
 	first := contract.CompleteCrawl(u, "crawl-1")
 	next := contract.CrawledAs(c, first)
 	killed := New(failingLogAPI{API: db.api, table: db.t.CrawlLog}, db.t)
@@ -151,6 +155,9 @@ func TestRecordCrawlKilledBetweenWrites(t *testing.T) {
 	}
 	if n, err := db.CrawlCount(ctx, u); err != nil || n != 1 {
 		t.Errorf("crawls = %d (%v), want 1", n, err)
+	}
+	if site, err := db.GetSite(ctx, "docs"); err != nil || site.Resources != 1 {
+		t.Errorf("site's resources %d (%v), want the crawl counted once", site.Resources, err)
 	}
 }
 
