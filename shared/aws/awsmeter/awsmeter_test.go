@@ -136,7 +136,7 @@ func TestDynamoDBCapacity(t *testing.T) {
 	}
 
 	for target, want := range map[string]string{
-		"DynamoDB_20120810.GetItem": `"ReturnConsumedCapacity":"TOTAL"`, "DynamoDB_20120810.TransactWriteItems": `"ReturnConsumedCapacity":"TOTAL"`,
+		"DynamoDB_20120810.GetItem": `"ReturnConsumedCapacity":"TOTAL"`, "DynamoDB_20120810.TransactWriteItems": `"ReturnConsumedCapacity":"INDEXES"`,
 		"DynamoDB_20120810.Query": `"ReturnConsumedCapacity":"INDEXES"`, "DynamoDB_20120810.UpdateItem": `"ReturnConsumedCapacity":"TOTAL"`,
 	} {
 		if b := f.bodies[target]; len(b) == 0 || !strings.Contains(b[len(b)-1], want) {

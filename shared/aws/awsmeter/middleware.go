@@ -52,6 +52,11 @@ func (c *countMiddleware) HandleInitialize(ctx context.Context, in middleware.In
 		if err == nil {
 			reported := false
 			u.RCU, u.WCU, reported = consumed(op, out.Result)
+			tin, ok1 := in.Parameters.(*dynamodb.TransactWriteItemsInput)
+			tout, ok2 := out.Result.(*dynamodb.TransactWriteItemsOutput)
+			if ok1 && ok2 && reported {
+				u.WCU = txWriteUnits(tin, tout)
+			}
 			if !reported {
 				u.Unreported = 1
 			}
@@ -179,8 +184,10 @@ func askCapacity(in any) any {
 			return &c
 		}
 	case *dynamodb.TransactWriteItemsInput:
+		// By table and index: see txcost.go.
 		c := *v
-		if set(&c.ReturnConsumedCapacity) {
+		if c.ReturnConsumedCapacity != ddbtypes.ReturnConsumedCapacityIndexes {
+			c.ReturnConsumedCapacity = ddbtypes.ReturnConsumedCapacityIndexes
 			return &c
 		}
 	case *dynamodb.ExecuteStatementInput:
