@@ -31,7 +31,10 @@ import (
 //     duplicates (open_dups), updated in the same transactions that
 //     start and end duplicate statuses; closing an original is
 //     conditional on the count its GSI listing was checked against.
-//   - One ApplySummary is one TransactWriteItems (at most 100 items).
+//   - A summary that opens a generation is one TransactWriteItems (at
+//     most 100 items); one that only attaches a crawl to the open
+//     generation or extends it is two ordered conditional writes
+//     (applyInPlace), at half the write units.
 //     When an original with more duplicates than fit closes, the main
 //     transaction hands over the first ones and leaves a marker on the
 //     crawl summary item; follow-up transactions finish the hand-over,
@@ -105,14 +108,15 @@ func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, 
 	return id, nil
 }
 
-// ApplySummary applies a crawl's summary update in one transaction. It
+// ApplySummary applies a crawl's summary update. It
 // returns false when the crawl was already summarized, and
 // crawl.ErrConflict when the URL's open generation is no longer
 // s.OpenID (or a generation it touches changed since it was read).
 //
 // Requests: one BatchGetItem (head and crawl summary), then
-//   - attach: one TransactWriteItems of 2 items;
-//   - extend: one GetItem (the open generation), a transaction of 2;
+//   - attach: one PutItem (the crawl summary);
+//   - extend: an UpdateItem of the head (none when the head was seen at
+//     or after this crawl), then a PutItem of the crawl summary;
 //   - replace: a GetItem of the open generation (if any), a Query of
 //     the duplicates GSI when it has duplicates, a Query of the
 //     originals GSI when the new generation is a duplicate, else the
@@ -155,6 +159,9 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 	if err != nil {
 		return false, err
 	}
+	if action == crawl.GenerationAttach || action == crawl.GenerationExtend {
+		return d.applyInPlace(ctx, s, action, openID, head)
+	}
 	tx := &summaryTx{table: d.t.Generations}
 	// Item 0 is the crawl summary, put once the generation it attaches
 	// to is known; the reasons of a cancelled transaction are by index.
@@ -194,6 +201,90 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 		}
 	}
 	return true, nil
+}
+
+// applyInPlace applies a crawl that opens no generation (attach,
+// extend) with ordered conditional writes instead of a transaction,
+// which DynamoDB bills at twice the write units:
+//
+//  1. extend only: the head's open_last_seen moves on to s.SeenAt, on
+//     condition that the head still names openID (else
+//     crawl.ErrConflict: plan again). A head already seen at or after
+//     s.SeenAt is left as it is: a late crawl, or this crawl's own
+//     write when a redelivery comes back after a process died between
+//     the two writes.
+//  2. the crawl summary item, put only if absent: the crawl's
+//     idempotency key, written last. A concurrent delivery of the same
+//     crawl that put it first makes this one return false.
+//
+// An attach writes no head. Its generation is the one the head named at
+// the strongly consistent read of headAndCrawl, checked against
+// s.OpenID: the crawl is applied as of that read, which a transaction's
+// condition on the head would only have moved to the commit. A summary
+// that replaced the generation in between is ordered after this one.
+func (d *DB) applyInPlace(ctx context.Context, s crawl.SummaryUpdate, action crawl.GenerationAction, openID int64,
+	head map[string]types.AttributeValue) (bool, error) {
+	if action == crawl.GenerationExtend {
+		r := fxReader{m: head}
+		if seen := r.int(gaOpenLastSeen); r.err != nil {
+			return false, fmt.Errorf("head item of %s: %w", s.URL, r.err)
+		} else if seen < s.SeenAt {
+			if err := d.extendHead(ctx, s.URL, openID, s.SeenAt); err != nil {
+				return false, err
+			}
+		}
+	}
+	e := &fxExpr{}
+	_, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.t.Generations), Item: crawlSummaryItem(s, openID),
+		ConditionExpression: aws.String("attribute_not_exists(" + e.name(gaSK) + ")"), ExpressionAttributeNames: e.Names()})
+	var refused *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &refused):
+		return false, nil // a concurrent delivery of the same crawl won
+	case err != nil:
+		return false, fmt.Errorf("put crawl summary: %w", err)
+	}
+	if openID != 0 && action == crawl.GenerationExtend && !crawl.ObservedAtFetch(s.Crawl.ExitCode) {
+		// A revisit: its observation, once (a redelivery finds the crawl
+		// summarized and stops before). A 304's was made by the fetch.
+		if err := d.observeChange(ctx, s.URL, false, s.SeenAt); err != nil {
+			return true, err
+		}
+	}
+	return true, nil
+}
+
+// extendHead moves the open generation's last_seen, kept on the URL's
+// head item, on to at, while the head names generation id.
+func (d *DB) extendHead(ctx context.Context, u string, id, at int64) error {
+	e := &fxExpr{}
+	cond := e.name(gaOpenID) + " = " + e.value(fxN(id)) + " AND (attribute_not_exists(" + e.name(gaOpenLastSeen) + ") OR " +
+		e.name(gaOpenLastSeen) + " < " + e.value(fxN(at)) + ")"
+	_, err := d.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.t.Generations), Key: genKey(u, skHead),
+		UpdateExpression: aws.String("SET " + e.name(gaOpenLastSeen) + " = " + e.value(fxN(at))), ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
+	var refused *types.ConditionalCheckFailedException
+	if !errors.As(err, &refused) {
+		if err != nil {
+			return fmt.Errorf("extend the open generation of %s: %w", u, err)
+		}
+		return nil
+	}
+	old := refused.Item
+	if len(old) == 0 {
+		// An endpoint that does not send the item back is asked.
+		if old, err = d.getGenTableItem(ctx, u, skHead); err != nil {
+			return fmt.Errorf("extend the open generation of %s: %w", u, err)
+		}
+	}
+	r := fxReader{m: old}
+	if openNow := r.int(gaOpenID); r.err != nil {
+		return fmt.Errorf("extend the open generation of %s: head item: %w", u, r.err)
+	} else if openNow != id {
+		return fmt.Errorf("extend generation %d of %s, no longer open: %w", id, u, crawl.ErrConflict)
+	}
+	return nil // seen at or after at already
 }
 
 // observeChange folds a revisit into the URL's MRate, and moves its due
@@ -255,8 +346,8 @@ func (d *DB) openGeneration(ctx context.Context, s crawl.SummaryUpdate, head map
 	if action == crawl.GenerationExtend && openID == 0 {
 		action = crawl.GenerationAttach
 	}
-	if openID == 0 || action == crawl.GenerationAttach {
-		return action, nil, openID, nil
+	if openID == 0 || action == crawl.GenerationAttach || action == crawl.GenerationExtend {
+		return action, nil, openID, nil // applyInPlace needs only the head
 	}
 	open, err := d.getGen(ctx, s.URL, openSK)
 	if err != nil {
@@ -271,35 +362,13 @@ func (d *DB) openGeneration(ctx context.Context, s crawl.SummaryUpdate, head map
 	return action, open, openID, nil
 }
 
-// planAction adds to tx the writes of action (attach to, extend or
-// replace the open generation) and returns the generation the crawl
-// summary belongs to and the hand-over of duplicates still to do.
+// planAction adds to tx the writes of action (a replace of the open
+// generation; applyInPlace does the others) and returns the generation
+// the crawl summary belongs to and the hand-over of duplicates still to
+// do.
 func (d *DB) planAction(ctx context.Context, tx *summaryTx, s crawl.SummaryUpdate, action crawl.GenerationAction,
 	open *genItem, openID int64) (int64, *rehomeMarker, error) {
 	switch action {
-	case crawl.GenerationAttach:
-		e := &fxExpr{}
-		cond := "attribute_not_exists(" + e.name(gaOpenID) + ")"
-		if openID != 0 {
-			cond = e.name(gaOpenID) + " = " + e.value(fxN(openID))
-		}
-		tx.check(genKey(s.URL, skHead), cond, e)
-		return openID, nil, nil
-	case crawl.GenerationExtend:
-		// The head item, not the generation's, takes the new last_seen:
-		// a few bytes written, where the generation item is billed by
-		// its whole size. The head naming the generation is what keeps
-		// it open (closing one changes the head in the same transaction).
-		e := &fxExpr{}
-		isOpen := e.name(gaOpenID) + " = " + e.value(fxN(openID))
-		if open.seen() < s.SeenAt {
-			tx.update(genKey(s.URL, skHead), "SET "+e.name(gaOpenLastSeen)+" = "+e.value(fxN(s.SeenAt)),
-				isOpen+" AND (attribute_not_exists("+e.name(gaOpenLastSeen)+") OR "+e.name(gaOpenLastSeen)+" < "+e.value(fxN(s.SeenAt))+")", e)
-		} else {
-			// A late crawl: last_seen does not move back.
-			tx.check(genKey(s.URL, skHead), isOpen, e)
-		}
-		return openID, nil, nil
 	case crawl.GenerationReplace:
 		return d.planReplace(ctx, tx, s, open)
 	default:
