@@ -53,6 +53,13 @@ const (
 	// whole size (link summaries, search text). Folded into the
 	// generation's own last_seen when it closes; absent otherwise.
 	gaOpenLastSeen = "open_last_seen"
+	// S and N: the crawl that opened the open generation, and the
+	// generation it closed (0 if none). The crawl's summary item is put
+	// after the transaction that opens the generation; a redelivery that
+	// finds its crawl here and no summary item finishes the summary
+	// (finishReplace).
+	gaOpenCrawl = "open_crawl"
+	gaOpenPrev  = "open_prev"
 
 	// entity_generation
 	gaGenID           = "entity_generation_id"   // N

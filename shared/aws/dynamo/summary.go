@@ -24,6 +24,8 @@ import (
 //     with crawl.ErrConflict instead of forking the URL's history.
 //   - A crawl summary item per crawl, put only if absent, is the
 //     idempotency key: a redelivered crawl finds it and changes nothing.
+//     It is written last, after the writes it records; a redelivery
+//     after a death before it finishes the summary.
 //   - Duplicates are found through two sparse GSIs: originals (by text
 //     pile digest: open, not duplicate, indexable generations) and
 //     duplicates (by the original's id: open duplicate statuses). GSIs
@@ -121,11 +123,13 @@ func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, 
 //     the duplicates GSI when it has duplicates, a Query of the
 //     originals GSI when the new generation is a duplicate, else the
 //     text pile kept (a share of one PUT in a packing store; else one
-//     HEAD and at most one PUT), a PutItem of its links, and a
-//     transaction of 3 items (crawl summary, new generation,
-//     head), +1 closing the open generation, +1 when the new one is a
-//     duplicate (its original's count), +1 when the closed one was a
-//     duplicate, +1 per duplicate of the closed one handed over.
+//     HEAD and at most one PUT), a PutItem of its links, a
+//     transaction of 2 items (new generation, head), +1 closing the
+//     open generation, +1 when the new one is a duplicate (its
+//     original's count), +1 when the closed one was a duplicate, +1
+//     per duplicate of the closed one handed over; then a PutItem of
+//     the crawl summary (in the transaction instead when duplicates
+//     are left to hand over: it carries the marker).
 //
 // Text piles are written before the transaction: a transaction that
 // then fails leaves a pile no generation names yet, which is harmless
@@ -155,6 +159,11 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 		// have been cut short.
 		return false, d.resumeRehome(ctx, s.URL, csk, done)
 	}
+	if hr := (fxReader{m: head}); hr.str(gaOpenCrawl) == s.Crawl.CrawlUUID && hr.err == nil {
+		// This crawl opened the open generation, and a process died
+		// before its summary item was put.
+		return d.finishReplace(ctx, s, hr.int(gaOpenID), hr.int(gaOpenPrev))
+	}
 	action, open, openID, err := d.openGeneration(ctx, s, head)
 	if err != nil {
 		return false, err
@@ -170,10 +179,25 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 	if err != nil {
 		return false, err
 	}
-	ci := crawlSummaryItem(s, genID)
-	if marker != nil {
-		ci[gaPendingRehome] = marker.encode()
+	if marker == nil {
+		// The summary item goes after the transaction, which DynamoDB
+		// bills at twice the write units: the head names this crawl
+		// (open_crawl), so a redelivery after a death in between finishes
+		// the summary (finishReplace).
+		tx.items = tx.items[1:]
+		reasons, err := d.transact(ctx, tx)
+		if err != nil {
+			return false, err
+		}
+		if reasons != nil {
+			return false, fmt.Errorf("transaction cancelled %v: %w", reasons, crawl.ErrConflict)
+		}
+		return d.finishReplace(ctx, s, genID, openID)
 	}
+	// A hand-over of duplicates to finish: its marker rides on the
+	// summary item, in the transaction.
+	ci := crawlSummaryItem(s, genID)
+	ci[gaPendingRehome] = marker.encode()
 	e := &fxExpr{}
 	tx.items[0] = types.TransactWriteItem{Put: &types.Put{TableName: aws.String(d.t.Generations), Item: ci,
 		ConditionExpression: aws.String("attribute_not_exists(" + e.name(gaSK) + ")"), ExpressionAttributeNames: e.Names()}}
@@ -188,17 +212,46 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 		}
 		return false, fmt.Errorf("transaction cancelled %v: %w", reasons, crawl.ErrConflict)
 	}
-	if marker != nil {
-		if err := d.finishRehome(ctx, s.URL, csk, *marker); err != nil {
-			return false, err
-		}
+	if err := d.finishRehome(ctx, s.URL, csk, *marker); err != nil {
+		return false, err
 	}
-	if openID != 0 && (action == crawl.GenerationExtend || action == crawl.GenerationReplace) && !crawl.ObservedAtFetch(s.Crawl.ExitCode) {
-		// A revisit: its observation, once (a redelivery finds the crawl
-		// summarized above and stops there). A 304's was made by the fetch.
-		if err := d.observeChange(ctx, s.URL, action == crawl.GenerationReplace, s.SeenAt); err != nil {
-			return true, err
-		}
+	return true, d.observeReplace(ctx, s, openID)
+}
+
+// finishReplace puts the summary item of a crawl that opened generation
+// genID, closing prev (0: none), once its transaction has committed;
+// it returns false when a concurrent delivery of the crawl put it first.
+func (d *DB) finishReplace(ctx context.Context, s crawl.SummaryUpdate, genID, prev int64) (bool, error) {
+	if fresh, err := d.putCrawlSummary(ctx, s, genID); !fresh || err != nil {
+		return false, err
+	}
+	return true, d.observeReplace(ctx, s, prev)
+}
+
+// observeReplace folds a revisit that found new content into the URL's
+// MRate, once: after the summary item is put (a redelivery finds it and
+// stops before). A first crawl (prev 0) and a 304 (observed by the
+// fetch) are not observed here.
+func (d *DB) observeReplace(ctx context.Context, s crawl.SummaryUpdate, prev int64) error {
+	if prev == 0 || crawl.ObservedAtFetch(s.Crawl.ExitCode) {
+		return nil
+	}
+	return d.observeChange(ctx, s.URL, true, s.SeenAt)
+}
+
+// putCrawlSummary puts a crawl's summary item, naming generation genID,
+// if absent: the crawl's idempotency key, written last. It returns false
+// when it was there already (a concurrent delivery of the crawl won).
+func (d *DB) putCrawlSummary(ctx context.Context, s crawl.SummaryUpdate, genID int64) (bool, error) {
+	e := &fxExpr{}
+	_, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.t.Generations), Item: crawlSummaryItem(s, genID),
+		ConditionExpression: aws.String("attribute_not_exists(" + e.name(gaSK) + ")"), ExpressionAttributeNames: e.Names()})
+	var refused *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &refused):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("put crawl summary: %w", err)
 	}
 	return true, nil
 }
@@ -234,15 +287,8 @@ func (d *DB) applyInPlace(ctx context.Context, s crawl.SummaryUpdate, action cra
 			}
 		}
 	}
-	e := &fxExpr{}
-	_, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.t.Generations), Item: crawlSummaryItem(s, openID),
-		ConditionExpression: aws.String("attribute_not_exists(" + e.name(gaSK) + ")"), ExpressionAttributeNames: e.Names()})
-	var refused *types.ConditionalCheckFailedException
-	switch {
-	case errors.As(err, &refused):
-		return false, nil // a concurrent delivery of the same crawl won
-	case err != nil:
-		return false, fmt.Errorf("put crawl summary: %w", err)
+	if fresh, err := d.putCrawlSummary(ctx, s, openID); !fresh || err != nil {
+		return false, err // !fresh: a concurrent delivery of the same crawl won
 	}
 	if openID != 0 && action == crawl.GenerationExtend && !crawl.ObservedAtFetch(s.Crawl.ExitCode) {
 		// A revisit: its observation, once (a redelivery finds the crawl
@@ -465,7 +511,12 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 			cond += " AND attribute_not_exists(" + e.name(gaOpenLastSeen) + ")"
 		}
 	}
+	var prev int64
+	if open != nil {
+		prev = open.ID
+	}
 	tx.update(genKey(s.URL, skHead), "SET "+e.name(gaOpenID)+" = "+e.value(fxN(id))+", "+e.name(gaOpenSK)+" = "+e.value(item[gaSK])+
+		", "+e.name(gaOpenCrawl)+" = "+e.value(fxS(s.Crawl.CrawlUUID))+", "+e.name(gaOpenPrev)+" = "+e.value(fxN(prev))+
 		" ADD "+e.name(gaGenCount)+" "+e.value(fxN(1))+" REMOVE "+e.name(gaOpenLastSeen), cond, e)
 
 	if orig != nil {
