@@ -3,8 +3,9 @@ package awsmeter
 import (
 	"math"
 
+	"github.com/serverless-crawler/crawler/shared/aws/itemsize"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Why a transaction's write units are computed here and not only read
@@ -26,71 +27,13 @@ func txTableFloor(in *dynamodb.TransactWriteItemsInput) float64 {
 	var units float64
 	for _, a := range in.TransactItems {
 		if a.Put != nil {
-			units += 2 * math.Max(1, math.Ceil(float64(itemSize(a.Put.Item))/1024))
+			units += 2 * math.Max(1, math.Ceil(float64(itemsize.Of(a.Put.Item))/1024))
 			continue
 		}
 		units += 2
 	}
 	return units
 }
-
-// itemSize is an item's size as DynamoDB counts it: each attribute's
-// name and value in bytes (numbers about one byte per two digits plus
-// one, lists and maps three bytes plus one a member), after
-// "Item sizes and formats" in the DynamoDB Developer Guide.
-func itemSize(item map[string]ddbtypes.AttributeValue) int {
-	n := 0
-	for name, v := range item {
-		n += len(name) + valueSize(v)
-	}
-	return n
-}
-
-func valueSize(v ddbtypes.AttributeValue) int {
-	switch v := v.(type) {
-	case *ddbtypes.AttributeValueMemberS:
-		return len(v.Value)
-	case *ddbtypes.AttributeValueMemberN:
-		return numberSize(v.Value)
-	case *ddbtypes.AttributeValueMemberB:
-		return len(v.Value)
-	case *ddbtypes.AttributeValueMemberBOOL, *ddbtypes.AttributeValueMemberNULL:
-		return 1
-	case *ddbtypes.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
-	case *ddbtypes.AttributeValueMemberNS:
-		n := 0
-		for _, s := range v.Value {
-			n += numberSize(s)
-		}
-		return n
-	case *ddbtypes.AttributeValueMemberBS:
-		n := 0
-		for _, b := range v.Value {
-			n += len(b)
-		}
-		return n
-	case *ddbtypes.AttributeValueMemberL:
-		n := 3
-		for _, e := range v.Value {
-			n += 1 + valueSize(e)
-		}
-		return n
-	case *ddbtypes.AttributeValueMemberM:
-		n := 3
-		for k, e := range v.Value {
-			n += 1 + len(k) + valueSize(e)
-		}
-		return n
-	}
-	return 0
-}
-
-func numberSize(s string) int { return (len(s)+1)/2 + 1 }
 
 // txWriteUnits returns a successful transaction's write units: its
 // tables' share, at least txTableFloor, and its indexes' as reported.

@@ -49,15 +49,3 @@ func TestTxWriteUnits(t *testing.T) {
 		})
 	}
 }
-
-func TestItemSize(t *testing.T) {
-	item := map[string]ddbtypes.AttributeValue{
-		"pk": &ddbtypes.AttributeValueMemberS{Value: "abc"},                                                                   // 2 + 3
-		"n":  &ddbtypes.AttributeValueMemberN{Value: "12345"},                                                                 // 1 + 4
-		"ok": &ddbtypes.AttributeValueMemberBOOL{Value: true},                                                                 // 2 + 1
-		"l":  &ddbtypes.AttributeValueMemberL{Value: []ddbtypes.AttributeValue{&ddbtypes.AttributeValueMemberS{Value: "xy"}}}, // 1 + 3 + 1 + 2
-	}
-	if got, want := itemSize(item), 5+5+3+7; got != want {
-		t.Errorf("itemSize %d, want %d", got, want)
-	}
-}

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/serverless-crawler/crawler/shared/aws/itemsize"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
@@ -60,11 +61,27 @@ const (
 // (cut at a character boundary, with file_text_truncated set): its head,
 // to tell what a crawl saw at a glance. Nothing reads the text back from
 // the log (the later stages read the body from S3, where all of it is),
-// and write units grow with it: each KiB costs 2 inside RecordCrawl's
-// transaction. At 64 KiB, as before, a 32 KiB page cost 54 write units,
-// $34 per million pages (BENCHMARKS.md); at 1 KiB the item is a few
-// units whatever the page.
+// and write units grow with it. At 64 KiB, as once, a 32 KiB page cost
+// 54 write units, $34 per million pages (BENCHMARKS.md). The text kept
+// is also never more than fits in the write units the item takes
+// without it (fitText): on the documentation tree a 1 KiB head made
+// most items two units instead of one.
 const MaxFileText = 1 << 10
+
+// writeUnitBytes is what one DynamoDB write unit writes.
+const writeUnitBytes = 1024
+
+// fitText returns the head of text that item can hold without taking
+// another write unit (at most MaxFileText bytes, cut at a character
+// boundary), and whether it cut.
+func fitText(item map[string]types.AttributeValue, text string) (string, bool) {
+	size := itemsize.Of(item) + len(clFileText) + len(clFileTextCut) + 1
+	room := (size+writeUnitBytes-1)/writeUnitBytes*writeUnitBytes - size
+	if size%writeUnitBytes == 0 {
+		room = 0
+	}
+	return fxTruncate(text, min(room, MaxFileText))
+}
 
 // RecordCrawl writes a crawl (its crawl log item) and, when c is not
 // nil, the candidate's new state. A crawl whose crawl_uuid is already
@@ -256,14 +273,6 @@ func (d *DB) crawlLogItem(cr crawl.Crawl) map[string]types.AttributeValue {
 		fxPutOpt(m, clContentLang, fxNonEmpty(f.ContentLanguage))
 		fxPutOpt(m, clRobotsTag, fxNonEmpty(f.RobotsTag))
 		it[clFile] = &types.AttributeValueMemberM{Value: m}
-		// As in the SQLite store, a file's text is kept only with its file.
-		if cr.FileText != nil {
-			text, cut := fxTruncate(*cr.FileText, MaxFileText)
-			it[clFileText] = fxS(text)
-			if cut {
-				it[clFileTextCut] = fxBool(true)
-			}
-		}
 	}
 	if r := cr.Redirect; r != nil {
 		m := map[string]types.AttributeValue{
@@ -275,6 +284,15 @@ func (d *DB) crawlLogItem(cr crawl.Crawl) map[string]types.AttributeValue {
 		}
 		fxPutOpt(m, clLastModified, fxOptN(r.LastModified))
 		it[clRedirect] = &types.AttributeValueMemberM{Value: m}
+	}
+	// As in the SQLite store, a file's text is kept only with its file;
+	// last, so that it takes only the room the rest leaves.
+	if cr.File != nil && cr.FileText != nil {
+		text, cut := fitText(it, *cr.FileText)
+		it[clFileText] = fxS(text)
+		if cut {
+			it[clFileTextCut] = fxBool(true)
+		}
 	}
 	return it
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/serverless-crawler/crawler/shared/aws/itemsize"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/testkit/contract"
 )
@@ -76,7 +77,10 @@ func TestRecordCrawlTruncatesFileText(t *testing.T) {
 	}
 	item := readRawItem(t, db, db.t.CrawlLog, crawlKey("crawl-big"))
 	text := item[clFileText].(*types.AttributeValueMemberS).Value
-	if len(text) > MaxFileText || len(text) < MaxFileText-3 || !utf8.ValidString(text) || !strings.HasPrefix(long, text) {
+	if size := itemsize.Of(item); size > writeUnitBytes || size < writeUnitBytes-3 {
+		t.Errorf("the item is %d bytes, want the text to fill one write unit (%d bytes) but not pass it", size, writeUnitBytes)
+	}
+	if len(text) > MaxFileText || len(text) < 100 || !utf8.ValidString(text) || !strings.HasPrefix(long, text) {
 		t.Errorf("stored text: %d bytes, valid UTF-8 %v; want a prefix of at most %d bytes", len(text), utf8.ValidString(text), MaxFileText)
 	}
 	if !reflect.DeepEqual(item[clFileTextCut], fxBool(true)) {
