@@ -20,6 +20,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/itemsize"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/testkit/contract"
 	"github.com/serverless-crawler/crawler/shared/web/warc"
@@ -333,8 +334,10 @@ func TestApplySummaryAttachments(t *testing.T) {
 		}
 	})
 	t.Run("generation_content", func(t *testing.T) {
-		if attrS(t, raw, gaBodyKey) != "raw/aa/bb" || !attrBool(t, raw, gaNoIndex) {
-			t.Errorf("body_key %q noindex %v", attrS(t, raw, gaBodyKey), attrBool(t, raw, gaNoIndex))
+		// The body's key is written once, with the search text (sideItem).
+		side := sumItems(t, db)[u+" "+skLinksPrefix+genSK(100, gid)]
+		if attrS(t, side, gaBodyKey) != "raw/aa/bb" || !attrBool(t, raw, gaNoIndex) || raw[gaBodyKey] != nil {
+			t.Errorf("body_key %q (side item), %v (generation item), noindex %v", attrS(t, side, gaBodyKey), raw[gaBodyKey], attrBool(t, raw, gaNoIndex))
 		}
 	})
 	t.Run("search fields", func(t *testing.T) {
@@ -918,15 +921,25 @@ func TestApplySummaryPacksLinks(t *testing.T) {
 	gid, _ := GenerationID(ng.Generation.UUID)
 	items := sumItems(t, db)
 	raw := items[u+" "+genSK(100, gid)]
-	pileRef, ok1 := warc.ParseRef(attrS(t, raw, gaTextPileKey))
-	linksRef, ok2 := warc.ParseRef(attrS(t, raw, gaLinksKey))
+	// The generation item names neither (its side item does), and is
+	// one write unit: the content key is not its digest again either.
+	if raw[gaTextPileKey] != nil || raw[gaLinksKey] != nil || raw[gaContentKey] != nil || itemsize.Of(raw) > 1024 {
+		t.Errorf("generation item: text_pile_key %v, link_summary_key %v, content_key %v, %d bytes; want none of the three, at most 1 KiB",
+			raw[gaTextPileKey], raw[gaLinksKey], raw[gaContentKey], itemsize.Of(raw))
+	}
+	if g := sumOpen(t, db, u); g.ContentKey != ng.ContentKey {
+		t.Errorf("content key read back %q, want %q", g.ContentKey, ng.ContentKey)
+	}
+	keys := items[u+" "+skLinksPrefix+genSK(100, gid)]
+	pileRef, ok1 := warc.ParseRef(attrS(t, keys, gaTextPileKey))
+	linksRef, ok2 := warc.ParseRef(attrS(t, keys, gaLinksKey))
 	if !ok1 || !ok2 || pileRef.Object != linksRef.Object {
-		t.Fatalf("text_pile_key %q, link_summary_key %q: want records of one WARC file", attrS(t, raw, gaTextPileKey), attrS(t, raw, gaLinksKey))
+		t.Fatalf("text_pile_key %q, link_summary_key %q: want records of one WARC file", attrS(t, keys, gaTextPileKey), attrS(t, keys, gaLinksKey))
 	}
 	if n := len(blobs.putCounts()); n != 1 {
 		t.Errorf("%d objects written, want 1", n)
 	}
-	gz, err := packer.Get(ctx, attrS(t, raw, gaLinksKey))
+	gz, err := packer.Get(ctx, attrS(t, keys, gaLinksKey))
 	if err != nil {
 		t.Fatal(err)
 	}
