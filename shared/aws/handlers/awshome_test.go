@@ -393,7 +393,7 @@ func TestCrawlTestSiteOnAWS(t *testing.T) {
 }
 
 // textPileKey reads where the open generation of u keeps its text pile
-// (the generation item's text_pile_key), "" when it names none.
+// (the text_pile_key of the generation's side item), "" when it names none.
 func textPileKey(t *testing.T, h *awsHome, u string) string {
 	t.Helper()
 	get := func(sk string) map[string]ddbtypes.AttributeValue {
@@ -414,6 +414,11 @@ func textPileKey(t *testing.T, h *awsHome, u string) string {
 	sk := str(get("head"), "open_sk")
 	if sk == "" {
 		return ""
+	}
+	// On the generation's side item (the generation's own item when it
+	// has no text to search).
+	if k := str(get("links#"+sk), "text_pile_key"); k != "" {
+		return k
 	}
 	return str(get(sk), "text_pile_key")
 }
