@@ -28,23 +28,11 @@ func valueSize(v ddbtypes.AttributeValue) int {
 	case *ddbtypes.AttributeValueMemberBOOL, *ddbtypes.AttributeValueMemberNULL:
 		return 1
 	case *ddbtypes.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
+		return sum(v.Value, func(s string) int { return len(s) })
 	case *ddbtypes.AttributeValueMemberNS:
-		n := 0
-		for _, s := range v.Value {
-			n += numberSize(s)
-		}
-		return n
+		return sum(v.Value, numberSize)
 	case *ddbtypes.AttributeValueMemberBS:
-		n := 0
-		for _, b := range v.Value {
-			n += len(b)
-		}
-		return n
+		return sum(v.Value, func(b []byte) int { return len(b) })
 	case *ddbtypes.AttributeValueMemberL:
 		n := 3
 		for _, e := range v.Value {
@@ -62,3 +50,12 @@ func valueSize(v ddbtypes.AttributeValue) int {
 }
 
 func numberSize(s string) int { return (len(s)+1)/2 + 1 }
+
+// sum adds size over the members of a set.
+func sum[T any](xs []T, size func(T) int) int {
+	n := 0
+	for _, x := range xs {
+		n += size(x)
+	}
+	return n
+}

@@ -17,3 +17,15 @@ func TestItemSize(t *testing.T) {
 		t.Errorf("Of %d, want %d", got, want)
 	}
 }
+
+func TestSets(t *testing.T) {
+	item := map[string]ddbtypes.AttributeValue{
+		"ss": &ddbtypes.AttributeValueMemberSS{Value: []string{"ab", "cde"}},                                                        // 2 + 5
+		"ns": &ddbtypes.AttributeValueMemberNS{Value: []string{"1", "1234"}},                                                        // 2 + 2 + 3
+		"bs": &ddbtypes.AttributeValueMemberBS{Value: [][]byte{{1, 2}, {3}}},                                                        // 2 + 3
+		"m":  &ddbtypes.AttributeValueMemberM{Value: map[string]ddbtypes.AttributeValue{"k": &ddbtypes.AttributeValueMemberNULL{}}}, // 1 + 3 + 1 + 1 + 1
+	}
+	if got, want := Of(item), 7+7+5+7; got != want {
+		t.Errorf("Of %d, want %d", got, want)
+	}
+}
