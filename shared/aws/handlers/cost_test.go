@@ -23,8 +23,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/serverless-crawler/crawler/bench/cost/costmodel"
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/itemsize"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/aws/stack"
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -139,6 +144,13 @@ func runCost(b *testing.B, site http.Handler, delay, period time.Duration, pad, 
 		}
 	}
 	b.Logf("fresh crawl: %v", freshEnd.Sub(start).Round(time.Second))
+	if dir := os.Getenv("CRAWLER_COST_OUT"); dir != "" {
+		// What sets each write's units: the items' sizes after the fresh crawl.
+		sizes := itemSizes(b, h)
+		if err := os.WriteFile(filepath.Join(dir, "sizes.md"), []byte(sizes), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
 
 	// Every page is due once the period has passed since the last crawl.
 	b.StopTimer()
@@ -388,4 +400,69 @@ func (c *conditional) notModified() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.nm
+}
+
+// itemSizes scans the stack's tables and returns, as Markdown, each kind
+// of item's count, mean size and how many are past 1 KiB (one write
+// unit), with the attributes that take 5% of its kind's bytes or more:
+// sizes as DynamoDB bills them (itemsize.Of). A kind is a generations
+// item's sort key prefix (head, gen, links, crawl, near) or a
+// candidate's state.
+func itemSizes(b *testing.B, h *awsHome) string {
+	type kind struct {
+		n, bytes, over int
+		attrs          map[string]int
+	}
+	var out strings.Builder
+	out.WriteString("| table | kind | items | mean bytes | past 1 KiB | largest attributes (mean bytes) |\n|---|---|---:|---:|---:|---|\n")
+	t := h.settings.Tables
+	for _, table := range []struct{ name, id string }{{"candidates", t.Candidates}, {"crawl log", t.CrawlLog}, {"generations", t.Generations}} {
+		kinds := map[string]*kind{}
+		in := &dynamodb.ScanInput{TableName: aws.String(table.id)}
+		for {
+			page, err := h.clients.DynamoDB.Scan(context.Background(), in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, it := range page.Items {
+				name := "item"
+				if sk, ok := it["sk"].(*ddbtypes.AttributeValueMemberS); ok {
+					name, _, _ = strings.Cut(sk.Value, "#")
+				}
+				if st, ok := it["state"].(*ddbtypes.AttributeValueMemberS); ok {
+					name = st.Value
+				}
+				k := kinds[name]
+				if k == nil {
+					k = &kind{attrs: map[string]int{}}
+					kinds[name] = k
+				}
+				size := itemsize.Of(it)
+				k.n++
+				k.bytes += size
+				if size > 1024 {
+					k.over++
+				}
+				for a, v := range it {
+					k.attrs[a] += itemsize.Of(map[string]ddbtypes.AttributeValue{a: v})
+				}
+			}
+			if len(page.LastEvaluatedKey) == 0 {
+				break
+			}
+			in.ExclusiveStartKey = page.LastEvaluatedKey
+		}
+		for _, name := range slices.Sorted(maps.Keys(kinds)) {
+			k := kinds[name]
+			attrs := slices.SortedFunc(maps.Keys(k.attrs), func(x, y string) int { return k.attrs[y] - k.attrs[x] })
+			var big []string
+			for _, a := range attrs {
+				if k.attrs[a]*20 >= k.bytes {
+					big = append(big, fmt.Sprintf("%s %d", a, k.attrs[a]/k.n))
+				}
+			}
+			fmt.Fprintf(&out, "| %s | %s | %d | %d | %d | %s |\n", table.name, name, k.n, k.bytes/k.n, k.over, strings.Join(big, ", "))
+		}
+	}
+	return out.String()
 }
