@@ -22,6 +22,8 @@ func FuzzDecodeGenItem(f *testing.F) {
 		`{"duplicate_summary":{"L":[{"S":"x"},{"M":{}}]}}`,
 		`{"document_description":{"M":{"title":{"N":"1e400"}}}}`,
 		`{}`,
+		// A text's content key is left out and made from its digest.
+		`{"url":{"S":"http://a/"},"sk":{"S":"g#1"},"entity_generation_id":{"N":"1"},"first_seen_unix_utc":{"N":"5"},"last_seen_unix_utc":{"N":"5"},"text_pile_digest":{"S":"ab01"}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -45,6 +47,12 @@ func FuzzDecodeGenItem(f *testing.F) {
 		}
 		if g.File != nil && it[gaFile] == nil {
 			t.Fatal("a file summary out of nothing")
+		}
+		if _, stored := it[gaContentKey]; !stored && g.Digest != "" && g.ContentKey != textContentKey(g.Digest) {
+			t.Fatalf("content key %q for a text of digest %s with none stored", g.ContentKey, g.Digest)
+		}
+		if ck, ok := it[gaContentKey].(*types.AttributeValueMemberS); ok && g.ContentKey != ck.Value {
+			t.Fatalf("content key %q, stored %q", g.ContentKey, ck.Value)
 		}
 	})
 }
