@@ -3,9 +3,9 @@ package awsmeter
 import (
 	"math"
 
-	"github.com/serverless-crawler/crawler/shared/aws/itemsize"
-
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/serverless-crawler/crawler/shared/aws/itemsize"
 )
 
 // Why a transaction's write units are computed here and not only read

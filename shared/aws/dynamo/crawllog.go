@@ -76,10 +76,7 @@ const writeUnitBytes = 1024
 // boundary), and whether it cut.
 func fitText(item map[string]types.AttributeValue, text string) (string, bool) {
 	size := itemsize.Of(item) + len(clFileText) + len(clFileTextCut) + 1
-	room := (size+writeUnitBytes-1)/writeUnitBytes*writeUnitBytes - size
-	if size%writeUnitBytes == 0 {
-		room = 0
-	}
+	room := (writeUnitBytes - size%writeUnitBytes) % writeUnitBytes
 	return fxTruncate(text, min(room, MaxFileText))
 }
 
