@@ -9,6 +9,10 @@
 //   - permanent failure (bad input): moved to the dead-letter queue with
 //     the reason as message attributes, logged, and acknowledged.
 //
+// What the handlers send through Gather goes out once the whole batch is
+// handled, in SendMessageBatch calls per queue (outbox.go); a handled
+// record whose messages could not be sent is reported for retry.
+//
 // SQS's own redrive (maxReceiveCount) stays as the backstop for a
 // handler that crashes the process; only it loses the reason.
 package sqsbatch
@@ -76,42 +80,54 @@ func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQS
 	// either as success, but ministack 1.5.33's event source mapping
 	// crashes on null and never deletes the batch.
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
+	box := &outbox{}
+	handled := map[string]bool{} // records handled and to be deleted
 	var wg sync.WaitGroup
 	for _, r := range ev.Records {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			if !p.one(ctx, r) {
-				mu.Lock()
+			o := p.one(withOutbox(ctx, box, r.MessageId), r)
+			mu.Lock()
+			defer mu.Unlock()
+			if o == "retry" {
 				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.MessageId})
-				mu.Unlock()
+			} else if o == "ok" {
+				handled[r.MessageId] = true
 			}
 		}()
 	}
 	wg.Wait()
+	// What the handlers sent through Gather (see outbox.go). A record
+	// deferred or dead-lettered is settled as it is: its messages are
+	// sent, or not, as an immediate send's would have been.
+	unsent := box.flush(ctx, p.log().With("queue", p.Queue))
+	for _, r := range ev.Records {
+		if handled[r.MessageId] && unsent[r.MessageId] {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.MessageId})
+		}
+	}
 	return resp, nil
 }
 
-// one handles a record and reports whether it may be deleted.
-func (p *Processor) one(ctx context.Context, r events.SQSMessage) bool {
+// one handles a record and says what became of it: "ok", "deferred",
+// "dead-letter" (the three deleted) or "retry".
+func (p *Processor) one(ctx context.Context, r events.SQSMessage) string {
 
 	log := p.log().With("queue", p.Queue, "message_id", r.MessageId)
 	body := []byte(r.Body)
 	err := p.Handle(ctx, body)
 	if err == nil {
-		p.outcome("ok")
-		return true
+		return p.outcome("ok")
 	}
 	if d, ok := p.deferred(err); ok && p.Requeue != nil {
 		if serr := p.Requeue.SendDelayed(ctx, d, body); serr != nil {
 			log.ErrorContext(ctx, "re-sending a deferred message failed; it will be retried", "err", serr)
-			p.outcome("retry")
-			return false
+			return p.outcome("retry")
 		}
 		log.DebugContext(ctx, "message deferred", "after", d, "reason", err)
-		p.outcome("deferred")
-		return true
+		return p.outcome("deferred")
 	}
 	tries := receiveCount(r)
 	v := p.retry().Decide(err, tries)
@@ -122,20 +138,17 @@ func (p *Processor) one(ctx context.Context, r events.SQSMessage) bool {
 			}
 		}
 		log.WarnContext(ctx, "message failed; will retry", "try", tries, "retry_in", v.Delay, "err", err)
-		p.outcome("retry")
-		return false
+		return p.outcome("retry")
 	}
 	reason := v.Reason
 	attrs := map[string]string{"reason": reason, "source_queue": p.Queue, "message_id": r.MessageId,
 		"receive_count": strconv.Itoa(tries), "dead_lettered_at": time.Now().UTC().Format(time.RFC3339)}
 	if derr := p.DeadLetters.SendWithAttributes(ctx, body, attrs); derr != nil {
 		log.ErrorContext(ctx, "dead-lettering a message failed; it will be retried", "reason", reason, "err", derr)
-		p.outcome("retry")
-		return false
+		return p.outcome("retry")
 	}
 	log.WarnContext(ctx, "message cannot be handled; moved to the dead-letter queue", "reason", reason, "body", crawl.Truncate(r.Body, 512))
-	p.outcome("dead-letter")
-	return true
+	return p.outcome("dead-letter")
 }
 
 func (p *Processor) retry() crawl.RetryPolicy {
@@ -152,10 +165,12 @@ func (p *Processor) deferred(err error) (time.Duration, bool) {
 	return p.Deferred(err)
 }
 
-func (p *Processor) outcome(o string) {
+// outcome counts what became of a record, and returns it.
+func (p *Processor) outcome(o string) string {
 	if p.OnOutcome != nil {
 		p.OnOutcome(o)
 	}
+	return o
 }
 
 func (p *Processor) log() *slog.Logger {

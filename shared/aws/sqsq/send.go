@@ -68,12 +68,26 @@ func (q *Queue) SendWithAttributes(ctx context.Context, body []byte, attrs map[s
 	return nil
 }
 
-func (q *Queue) send(ctx context.Context, op string, delay int32, bodies [][]byte) error {
-	op += " to " + q.name
+// Check says, as Send would, whether SQS would refuse one of bodies: an
+// error of kind crawl.KindInvalid, or nil. A sender that sends later
+// (sqsbatch.Gather) checks at once, so that the caller still learns it.
+func (q *Queue) Check(bodies ...[]byte) error {
+	return q.check("send to "+q.name, bodies)
+}
+
+func (q *Queue) check(op string, bodies [][]byte) error {
 	for i, b := range bodies {
 		if err := checkBody(b, q.maxBody); err != nil {
 			return crawl.E(fmt.Sprintf("%s: message %d of %d (nothing sent)", op, i+1, len(bodies)), crawl.KindInvalid, err)
 		}
+	}
+	return nil
+}
+
+func (q *Queue) send(ctx context.Context, op string, delay int32, bodies [][]byte) error {
+	op += " to " + q.name
+	if err := q.check(op, bodies); err != nil {
+		return err
 	}
 	sent := 0
 	for _, batch := range batches(bodies) {

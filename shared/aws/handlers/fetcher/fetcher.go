@@ -52,8 +52,12 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	// Bodies are packed in WARC files, one PUT for the pages fetched at
 	// once in an invocation (docs/aws.md).
 	bodies := warc.NewPacker(s3blob.New(c.S3, s.Bucket), warc.PackConfig{Prefix: "warc/", Software: "serverless-crawler fetcher"})
+	// What the stage sends goes out once the batch is handled, in
+	// SendMessageBatch calls for all its tasks (sqsbatch.Gather).
 	stage := fetch.New(db, bodies, fetch.Queues{
-		Enqueue: sqsq.New(c.SQS, s.EnqueueQueue), Parse: sqsq.New(c.SQS, s.ParseQueue), Summarize: sqsq.New(c.SQS, s.SummarizeQueue),
+		Enqueue:   sqsbatch.Gather(sqsq.New(c.SQS, s.EnqueueQueue)),
+		Parse:     sqsbatch.Gather(sqsq.New(c.SQS, s.ParseQueue)),
+		Summarize: sqsbatch.Gather(sqsq.New(c.SQS, s.SummarizeQueue)),
 	}, HTTPClient(s), gate, Config(s, agent.UUID), e.Log)
 	stage.SharedRobots = db
 	metrics := emf.New(e.Metrics, "fetcher")

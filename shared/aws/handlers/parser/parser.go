@@ -32,7 +32,9 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	// The packer reads the bodies the fetcher packed in WARC files (a
 	// ranged GET each) and any other key as it is.
 	blobs := warc.NewPacker(s3blob.New(c.S3, s.Bucket), warc.PackConfig{})
-	stage := parse.New(blobs, db, sqsq.New(c.SQS, s.EnqueueQueue), sqsq.New(c.SQS, s.SummarizeQueue),
+	// Links and documents go out once the batch is parsed, in
+	// SendMessageBatch calls for all its pages (sqsbatch.Gather).
+	stage := parse.New(blobs, db, sqsbatch.Gather(sqsq.New(c.SQS, s.EnqueueQueue)), sqsbatch.Gather(sqsq.New(c.SQS, s.SummarizeQueue)),
 		parse.Config{MaxURLsFromPage: 5000, LinksPerMessage: crawl.MaxEventURLs, MaxBytesInParse: crawl.ParseRoom}, e.Log)
 	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
 		Queue: "parse", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.ParseQueue)},
