@@ -71,8 +71,9 @@ func TextPile(text string) *crawl.TextPile {
 }
 
 // TextGen is a generation of u whose content is the text pile p, first
-// seen at at. (Generation UUIDs are random UUIDs, as the summarizer's:
-// the DynamoDB store derives the generation id from it.)
+// seen at at. (Generation UUIDs are random UUIDs here; the summarizer
+// derives a crawl's from its crawl_uuid. The DynamoDB store derives the
+// generation id from it.)
 func TextGen(u string, at int64, p *crawl.TextPile, title string) *crawl.NewGeneration {
 	return &crawl.NewGeneration{
 		Generation:  crawl.EntityGeneration{UUID: uuid.NewString(), URL: u, FirstSeen: at, LastSeen: at},
