@@ -60,6 +60,10 @@ const (
 	// (finishReplace).
 	gaOpenCrawl = "open_crawl"
 	gaOpenPrev  = "open_prev"
+	// N: when the head named a URL's first generation, which is written
+	// after it (openFirst); a head whose generation is still missing
+	// firstVoidAfter later is void (the crawl that named it died).
+	gaOpenAt = "open_at"
 
 	// entity_generation
 	gaGenID           = "entity_generation_id"   // N

@@ -34,9 +34,11 @@ import (
 //     start and end duplicate statuses; closing an original is
 //     conditional on the count its GSI listing was checked against.
 //   - A summary that opens a generation is one TransactWriteItems (at
-//     most 100 items); one that only attaches a crawl to the open
-//     generation or extends it is two ordered conditional writes
-//     (applyInPlace), at half the write units.
+//     most 100 items), except a URL's first that duplicates nothing:
+//     three ordered conditional writes (openFirst, firstgen.go). One
+//     that only attaches a crawl to the open generation or extends it
+//     is two ordered conditional writes (applyInPlace). Both are half
+//     the write units of a transaction.
 //     When an original with more duplicates than fit closes, the main
 //     transaction hands over the first ones and leaves a marker on the
 //     crawl summary item; follow-up transactions finish the hand-over,
@@ -69,6 +71,11 @@ func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration
 		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: %w", u, err)
 	}
 	if g == nil {
+		if hr := (fxReader{m: head}); hr.int(gaOpenPrev) == 0 && hr.err == nil {
+			// A first generation named before it is written (openFirst):
+			// none is open yet.
+			return crawl.OpenGeneration{}, crawl.ErrNotFound
+		}
 		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: the head names %s, which does not exist", u, sk)
 	}
 	if err := g.withHead(head); err != nil {
@@ -161,21 +168,31 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 	}
 	if hr := (fxReader{m: head}); hr.str(gaOpenCrawl) == s.Crawl.CrawlUUID && hr.err == nil {
 		// This crawl opened the open generation, and a process died
-		// before its summary item was put.
-		return d.finishReplace(ctx, s, hr.int(gaOpenID), hr.int(gaOpenPrev))
+		// before its summary item was put, or, for a first generation,
+		// before the generation's own item.
+		prev := hr.int(gaOpenPrev)
+		if prev == 0 {
+			if err := d.finishFirst(ctx, s, head); err != nil {
+				return false, err
+			}
+		}
+		return d.finishReplace(ctx, s, hr.int(gaOpenID), prev)
 	}
-	action, open, openID, err := d.openGeneration(ctx, s, head)
+	action, open, openID, void, err := d.openGeneration(ctx, s, head)
 	if err != nil {
 		return false, err
 	}
 	if action == crawl.GenerationAttach || action == crawl.GenerationExtend {
 		return d.applyInPlace(ctx, s, action, openID, head)
 	}
+	if action == crawl.GenerationReplace && open == nil && s.New != nil && s.New.DuplicateOf == 0 {
+		return d.openFirst(ctx, s, void)
+	}
 	tx := &summaryTx{table: d.t.Generations}
 	// Item 0 is the crawl summary, put once the generation it attaches
 	// to is known; the reasons of a cancelled transaction are by index.
 	tx.add(types.TransactWriteItem{})
-	genID, marker, err := d.planAction(ctx, tx, s, action, open, openID)
+	genID, marker, err := d.planAction(ctx, tx, s, action, open, void)
 	if err != nil {
 		return false, err
 	}
@@ -379,33 +396,47 @@ func (d *DB) resumeRehome(ctx context.Context, u, csk string, done map[string]ty
 // s was planned against, and returns the action to take (an extend with
 // nothing open becomes an attach, as in the SQLite store), the open
 // generation it acts on (nil for an attach) and the head's open id.
-func (d *DB) openGeneration(ctx context.Context, s crawl.SummaryUpdate, head map[string]types.AttributeValue) (crawl.GenerationAction, *genItem, int64, error) {
+//
+// A head naming a first generation that is not written (openFirst) is
+// either pending, a *PendingError, or void, returned as void: the
+// summary then acts as if nothing were open, on condition that the head
+// is still the void one.
+func (d *DB) openGeneration(ctx context.Context, s crawl.SummaryUpdate, head map[string]types.AttributeValue) (
+	action crawl.GenerationAction, open *genItem, openID int64, void map[string]types.AttributeValue, err error) {
 	hr := fxReader{m: head}
 	openID, openSK := hr.int(gaOpenID), hr.str(gaOpenSK)
 	if hr.err != nil {
-		return 0, nil, 0, fmt.Errorf("head item of %s: %w", s.URL, hr.err)
+		return 0, nil, 0, nil, fmt.Errorf("head item of %s: %w", s.URL, hr.err)
 	}
 	if openID != s.OpenID {
-		return 0, nil, 0, crawl.ErrConflict
+		if s.OpenID != 0 || hr.int(gaOpenPrev) != 0 {
+			return 0, nil, 0, nil, crawl.ErrConflict
+		}
+		// The plan saw no generation where the head names a first one:
+		// opened since (plan again), or named by a crawl that has not
+		// written it yet.
+		if void, err = d.unwrittenFirst(ctx, s.URL, head); err != nil {
+			return 0, nil, 0, nil, err
+		}
+		openID = 0
 	}
-	action := s.Action
+	action = s.Action
 	if action == crawl.GenerationExtend && openID == 0 {
 		action = crawl.GenerationAttach
 	}
 	if openID == 0 || action == crawl.GenerationAttach || action == crawl.GenerationExtend {
-		return action, nil, openID, nil // applyInPlace needs only the head
+		return action, nil, openID, void, nil // applyInPlace needs only the head
 	}
-	open, err := d.getGen(ctx, s.URL, openSK)
-	if err != nil {
-		return 0, nil, 0, err
+	if open, err = d.getGen(ctx, s.URL, openSK); err != nil {
+		return 0, nil, 0, nil, err
 	}
 	if open == nil || open.ID != openID || open.ConfirmedEnd != nil {
-		return 0, nil, 0, fmt.Errorf("the head names open generation %d (%s), which is not: %w", openID, openSK, crawl.ErrConflict)
+		return 0, nil, 0, nil, fmt.Errorf("the head names open generation %d (%s), which is not: %w", openID, openSK, crawl.ErrConflict)
 	}
 	if err := open.withHead(head); err != nil {
-		return 0, nil, 0, fmt.Errorf("open generation of %s: %w", s.URL, err)
+		return 0, nil, 0, nil, fmt.Errorf("open generation of %s: %w", s.URL, err)
 	}
-	return action, open, openID, nil
+	return action, open, openID, nil, nil
 }
 
 // planAction adds to tx the writes of action (a replace of the open
@@ -413,10 +444,10 @@ func (d *DB) openGeneration(ctx context.Context, s crawl.SummaryUpdate, head map
 // the crawl summary belongs to and the hand-over of duplicates still to
 // do.
 func (d *DB) planAction(ctx context.Context, tx *summaryTx, s crawl.SummaryUpdate, action crawl.GenerationAction,
-	open *genItem, openID int64) (int64, *rehomeMarker, error) {
+	open *genItem, void map[string]types.AttributeValue) (int64, *rehomeMarker, error) {
 	switch action {
 	case crawl.GenerationReplace:
-		return d.planReplace(ctx, tx, s, open)
+		return d.planReplace(ctx, tx, s, open, void)
 	default:
 		return 0, nil, crawl.Errorf(crawl.KindInvalid, "unknown generation action %d", s.Action)
 	}
@@ -425,14 +456,87 @@ func (d *DB) planAction(ctx context.Context, tx *summaryTx, s crawl.SummaryUpdat
 // planReplace adds to tx the writes that open s.New, closing open (if
 // any) and handing its duplicates over. It returns the new generation's
 // id, and the hand-over still to do when not all duplicates fit.
-func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpdate, open *genItem) (int64, *rehomeMarker, error) {
+func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpdate, open *genItem, void map[string]types.AttributeValue) (int64, *rehomeMarker, error) {
+	id, item, orig, err := d.prepareNew(ctx, s, open)
+	if err != nil {
+		return 0, nil, err
+	}
+	e := &fxExpr{}
+	tx.put(item, "attribute_not_exists("+e.name(gaSK)+")", e)
+
+	e = &fxExpr{}
+	cond, count := headCond(e, void)
+	if open != nil {
+		// The closed generation's last_seen is folded in from the head
+		// as read: a crawl that moved it on meanwhile fails this.
+		cond = e.name(gaOpenID) + " = " + e.value(fxN(open.ID))
+		if open.HeadLastSeen != 0 {
+			cond += " AND " + e.name(gaOpenLastSeen) + " = " + e.value(fxN(open.HeadLastSeen))
+		} else {
+			cond += " AND attribute_not_exists(" + e.name(gaOpenLastSeen) + ")"
+		}
+		count = true
+	}
+	var prev int64
+	if open != nil {
+		prev = open.ID
+	}
+	tx.update(genKey(s.URL, skHead), headUpdate(e, s, id, item[gaSK], prev, count, 0), cond, e)
+
+	if orig != nil {
+		e = &fxExpr{}
+		tx.update(orig.key(), "ADD "+e.name(gaOpenDups)+" "+e.value(fxN(1)), originalCond(e, orig.ID), e)
+	}
+	if open == nil {
+		return id, nil, nil
+	}
+	m, err := d.planClose(ctx, tx, open, s.SeenAt)
+	return id, m, err
+}
+
+// headCond is the condition on a URL's head for opening its first
+// generation: no generation named, or the void head that was read (see
+// openFirst). count says whether the head's gen_count goes up: not
+// over a void head, which counted its generation already.
+func headCond(e *fxExpr, void map[string]types.AttributeValue) (cond string, count bool) {
+	if void == nil {
+		return "attribute_not_exists(" + e.name(gaOpenID) + ")", true
+	}
+	r := fxReader{m: void}
+	return e.name(gaOpenID) + " = " + e.value(fxN(r.int(gaOpenID))) + " AND " + e.name(gaOpenCrawl) + " = " + e.value(fxS(r.str(gaOpenCrawl))), false
+}
+
+// headUpdate is the update of a URL's head that names generation id
+// (sort key sk), opened by s's crawl and closing prev (0: none).
+// openAt, if not 0, is when the head names a generation not yet written
+// (openFirst).
+func headUpdate(e *fxExpr, s crawl.SummaryUpdate, id int64, sk types.AttributeValue, prev int64, count bool, openAt int64) string {
+	u := "SET " + e.name(gaOpenID) + " = " + e.value(fxN(id)) + ", " + e.name(gaOpenSK) + " = " + e.value(sk) +
+		", " + e.name(gaOpenCrawl) + " = " + e.value(fxS(s.Crawl.CrawlUUID)) + ", " + e.name(gaOpenPrev) + " = " + e.value(fxN(prev))
+	remove := " REMOVE " + e.name(gaOpenLastSeen)
+	if openAt != 0 {
+		u += ", " + e.name(gaOpenAt) + " = " + e.value(fxN(openAt))
+	} else {
+		remove += ", " + e.name(gaOpenAt)
+	}
+	if count {
+		u += " ADD " + e.name(gaGenCount) + " " + e.value(fxN(1))
+	}
+	return u + remove
+}
+
+// prepareNew makes the item of the generation s opens and writes what
+// goes before it (its blobs, its near-duplicate bands, its side item),
+// and returns its id, the item and the original it duplicates (nil:
+// none). open is the generation it replaces (nil: none).
+func (d *DB) prepareNew(ctx context.Context, s crawl.SummaryUpdate, open *genItem) (int64, map[string]types.AttributeValue, *genItem, error) {
 	ng := s.New
 	if ng == nil {
-		return 0, nil, crawl.Errorf(crawl.KindInvalid, "replace without a new generation")
+		return 0, nil, nil, crawl.Errorf(crawl.KindInvalid, "replace without a new generation")
 	}
 	id, err := GenerationID(ng.Generation.UUID)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	if p := ng.TextPile; p != nil && len(p.Digest) == 0 {
 		cp := *p
@@ -444,10 +548,10 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 	var orig *genItem
 	if ng.DuplicateOf != 0 {
 		if ng.TextPile == nil {
-			return 0, nil, crawl.Errorf(crawl.KindInvalid, "duplicate of %d without a text pile", ng.DuplicateOf)
+			return 0, nil, nil, crawl.Errorf(crawl.KindInvalid, "duplicate of %d without a text pile", ng.DuplicateOf)
 		}
 		if open != nil && ng.DuplicateOf == open.ID {
-			return 0, nil, crawl.Errorf(crawl.KindInvalid, "a generation cannot duplicate its own URL's open generation %d", open.ID)
+			return 0, nil, nil, crawl.Errorf(crawl.KindInvalid, "a generation cannot duplicate its own URL's open generation %d", open.ID)
 		}
 		if o := ng.Original; o.URL != "" {
 			// Read back directly, consistently: the originals index may
@@ -455,7 +559,7 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 			// canonical names, summarized just before).
 			g, err := d.getGen(ctx, o.URL, genSK(o.FirstSeen, ng.DuplicateOf))
 			if err != nil {
-				return 0, nil, err
+				return 0, nil, nil, err
 			}
 			if g != nil && g.ID == ng.DuplicateOf && g.Original {
 				orig = g
@@ -466,19 +570,19 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 				digest = ng.Original.Digest // a near or canonical duplicate
 			}
 			if orig, err = d.originalByID(ctx, hex.EncodeToString(digest), ng.DuplicateOf); err != nil {
-				return 0, nil, err
+				return 0, nil, nil, err
 			}
 		}
 		if orig == nil {
-			return 0, nil, fmt.Errorf("generation %d is no longer an original: %w", ng.DuplicateOf, crawl.ErrConflict)
+			return 0, nil, nil, fmt.Errorf("generation %d is no longer an original: %w", ng.DuplicateOf, crawl.ErrConflict)
 		}
 	}
 	item, _, err := newGenItem(s.URL, id, ng, orig)
 	if err != nil {
-		return 0, nil, fmt.Errorf("generation %s: %w", ng.Generation.UUID, err)
+		return 0, nil, nil, fmt.Errorf("generation %s: %w", ng.Generation.UUID, err)
 	}
 	if err := d.keepBlobs(ctx, ng, item); err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	// The links (unless kept in the blob store) and search text go first, in an item of their own: a
 	// transaction that then fails leaves them under a generation id
@@ -488,46 +592,15 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 		// Exact copies too: one may take over as the original.
 		// Before the transaction too: see nearindex.go.
 		if err := d.putNearItems(ctx, nearItems(s.URL, id, ng.Generation.FirstSeen, p.Digest, ng.SimHash)); err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
 	}
 	if si := sideItem(item); si != nil {
 		if _, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.t.Generations), Item: si}); err != nil {
-			return 0, nil, fmt.Errorf("put the links and search text of generation %d: %w", id, err)
+			return 0, nil, nil, fmt.Errorf("put the links and search text of generation %d: %w", id, err)
 		}
 	}
-	e := &fxExpr{}
-	tx.put(item, "attribute_not_exists("+e.name(gaSK)+")", e)
-
-	e = &fxExpr{}
-	cond := "attribute_not_exists(" + e.name(gaOpenID) + ")"
-	if open != nil {
-		// The closed generation's last_seen is folded in from the head
-		// as read: a crawl that moved it on meanwhile fails this.
-		cond = e.name(gaOpenID) + " = " + e.value(fxN(open.ID))
-		if open.HeadLastSeen != 0 {
-			cond += " AND " + e.name(gaOpenLastSeen) + " = " + e.value(fxN(open.HeadLastSeen))
-		} else {
-			cond += " AND attribute_not_exists(" + e.name(gaOpenLastSeen) + ")"
-		}
-	}
-	var prev int64
-	if open != nil {
-		prev = open.ID
-	}
-	tx.update(genKey(s.URL, skHead), "SET "+e.name(gaOpenID)+" = "+e.value(fxN(id))+", "+e.name(gaOpenSK)+" = "+e.value(item[gaSK])+
-		", "+e.name(gaOpenCrawl)+" = "+e.value(fxS(s.Crawl.CrawlUUID))+", "+e.name(gaOpenPrev)+" = "+e.value(fxN(prev))+
-		" ADD "+e.name(gaGenCount)+" "+e.value(fxN(1))+" REMOVE "+e.name(gaOpenLastSeen), cond, e)
-
-	if orig != nil {
-		e = &fxExpr{}
-		tx.update(orig.key(), "ADD "+e.name(gaOpenDups)+" "+e.value(fxN(1)), originalCond(e, orig.ID), e)
-	}
-	if open == nil {
-		return id, nil, nil
-	}
-	m, err := d.planClose(ctx, tx, open, s.SeenAt)
-	return id, m, err
+	return id, item, orig, nil
 }
 
 // planClose adds to tx the writes that close generation g at time at:
