@@ -141,4 +141,24 @@ func TestFirstGenerationVoidHead(t *testing.T) {
 	if !sumApply(t, live, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationAttach, laterID, nil)) {
 		t.Error("the dead crawl, planned again, was not summarized")
 	}
+
+	// A duplicate's first generation, which keeps the transaction, takes
+	// a void head over too.
+	const dupURL = "http://example.com/void-dup"
+	now = start
+	if _, err := dying.ApplySummary(ctx, contract.SummaryUpdate(dupURL, "d1", 100, crawl.GenerationReplace, 0,
+		contract.TextGen(dupURL, 100, contract.TextPile("dead words 2"), "T"))); err == nil {
+		t.Fatal("ApplySummary with a dying process succeeded")
+	}
+	now = start.Add(firstVoidAfter + time.Minute)
+	if !sumApply(t, live, contract.SummaryUpdate(dupURL, "d2", 200, crawl.GenerationReplace, 0,
+		contract.DupGen(dupURL, 200, contract.TextPile("live words"), "T", laterID))) {
+		t.Fatal("the duplicate over a void head was not summarized")
+	}
+	if g := sumOpen(t, db, dupURL).Generation; !g.MarkedDuplicate {
+		t.Errorf("open generation %+v, want a duplicate of %d", g, laterID)
+	}
+	if got := attrN(t, readRawItem(t, db, db.t.Generations, genKey(dupURL, skHead)), gaGenCount); got != 1 {
+		t.Errorf("the duplicate's gen_count %d, want 1", got)
+	}
 }

@@ -465,7 +465,9 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 	tx.put(item, "attribute_not_exists("+e.name(gaSK)+")", e)
 
 	e = &fxExpr{}
-	cond, count := headCond(e, void)
+	var cond string
+	var prev int64
+	count := true
 	if open != nil {
 		// The closed generation's last_seen is folded in from the head
 		// as read: a crawl that moved it on meanwhile fails this.
@@ -475,11 +477,9 @@ func (d *DB) planReplace(ctx context.Context, tx *summaryTx, s crawl.SummaryUpda
 		} else {
 			cond += " AND attribute_not_exists(" + e.name(gaOpenLastSeen) + ")"
 		}
-		count = true
-	}
-	var prev int64
-	if open != nil {
 		prev = open.ID
+	} else {
+		cond, count = headCond(e, void)
 	}
 	tx.update(genKey(s.URL, skHead), headUpdate(e, s, id, item[gaSK], prev, count, 0), cond, e)
 
