@@ -49,7 +49,11 @@ func (g gathered) Send(ctx context.Context, bodies ...[]byte) error {
 	if err := g.q.Check(bodies...); err != nil {
 		return err
 	}
-	ob.box.add(g.q, ob.record, bodies)
+	if !ob.box.add(g.q, ob.record, bodies) {
+		// Sent after the batch was flushed (by a goroutine that outlived
+		// its handler): at once, then.
+		return g.q.Send(ctx, bodies...)
+	}
 	return nil
 }
 
@@ -71,8 +75,9 @@ func withOutbox(ctx context.Context, box *outbox, record string) context.Context
 // outbox holds a batch's messages per queue, in the order they were
 // added, and which records added them.
 type outbox struct {
-	mu     sync.Mutex
-	queues []*outQueue
+	mu      sync.Mutex
+	queues  []*outQueue
+	flushed bool // no more adds: flush has taken the messages
 }
 
 type outQueue struct {
@@ -81,12 +86,17 @@ type outQueue struct {
 	records map[string]bool
 }
 
-func (o *outbox) add(q Sender, record string, bodies [][]byte) {
-	if len(bodies) == 0 {
-		return
-	}
+// add adds bodies sent to q for record, unless the outbox was flushed
+// (it then returns false).
+func (o *outbox) add(q Sender, record string, bodies [][]byte) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.flushed {
+		return false
+	}
+	if len(bodies) == 0 {
+		return true
+	}
 	var oq *outQueue
 	for _, x := range o.queues {
 		if x.q == q {
@@ -100,14 +110,19 @@ func (o *outbox) add(q Sender, record string, bodies [][]byte) {
 	}
 	oq.bodies = append(oq.bodies, bodies...)
 	oq.records[record] = true
+	return true
 }
 
 // flush sends each queue's messages and returns the records with a
 // message that may not have been sent (a queue's send failed: the
 // messages before the failure were sent, which a retry sends again).
 func (o *outbox) flush(ctx context.Context, log *slog.Logger) map[string]bool {
+	o.mu.Lock()
+	o.flushed = true
+	queues := o.queues
+	o.mu.Unlock()
 	failed := map[string]bool{}
-	for _, oq := range o.queues {
+	for _, oq := range queues {
 		if err := oq.q.Send(ctx, oq.bodies...); err != nil {
 			log.ErrorContext(ctx, "sending the batch's messages failed; their records will be retried", "messages", len(oq.bodies), "records", len(oq.records), "err", err)
 			for r := range oq.records {

@@ -149,14 +149,27 @@ func TestOutbox(t *testing.T) {
 	}
 }
 
-// Outside a batch, a gathered sender sends at once.
+// Outside a batch, or after it (a goroutine that outlived its handler),
+// a gathered sender sends at once.
 func TestGatherOutsideBatch(t *testing.T) {
 	q := &recordingQueue{}
-	if err := Gather(q).Send(context.Background(), []byte("1"), []byte("2")); err != nil {
+	g := Gather(q)
+	if err := g.Send(context.Background(), []byte("1"), []byte("2")); err != nil {
 		t.Fatal(err)
 	}
-	if got := q.sent(); !equalCalls(got, [][]string{{"1", "2"}}) {
-		t.Errorf("sent %v, want one call with 1 and 2", got)
+	var late context.Context
+	p := Processor{Queue: "test", Handle: func(ctx context.Context, _ []byte) error {
+		late = ctx
+		return g.Send(ctx, []byte("3"))
+	}}
+	if _, err := p.Process(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m0", Body: "x"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Send(late, []byte("4")); err != nil {
+		t.Fatal(err)
+	}
+	if got := q.sent(); !equalCalls(got, [][]string{{"1", "2"}, {"3"}, {"4"}}) {
+		t.Errorf("sent %v, want 1 and 2 at once, 3 after the batch, 4 at once", got)
 	}
 }
 
