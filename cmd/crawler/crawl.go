@@ -199,6 +199,7 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 	f.register(fs)
 	cpuProfile := fs.String(cpuProfileFlag, "", "write a CPU profile of the run to this `file` (hidden)")
 	heapProfile := fs.String(heapProfileFlag, "", "write a heap profile taken at the heap's peak to this `file` (hidden)")
+	traceFile := fs.String(traceFlag, "", "write an execution trace of the run to this `file` (hidden)")
 	fs.Usage = func() {
 		if name == "recrawl" {
 			fmt.Fprintln(stderr, "usage: crawler recrawl [flags]\n\nCrawl what is due now in the data directory: pages whose recrawl date has come, and the roots of sites whose RecrawlDate has.")
@@ -264,6 +265,12 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 		stopProfile()
 		return err
 	}
+	stopTrace, err := startTrace(*traceFile)
+	if err != nil {
+		stopProfile()
+		stopHeap()
+		return err
+	}
 	prog := newProgress(stderr, f.quiet)
 	cfg.Progress = prog.update
 	res, err := dd.Run(ctx, cfg)
@@ -273,6 +280,9 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 	}
 	if perr := stopHeap(); perr != nil && err == nil {
 		err = fmt.Errorf("write heap profile: %w", perr)
+	}
+	if perr := stopTrace(); perr != nil && err == nil {
+		err = fmt.Errorf("write execution trace: %w", perr)
 	}
 	printSummary(stdout, res)
 	if errors.Is(err, context.Canceled) {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"time"
 )
 
@@ -19,8 +20,34 @@ const cpuProfileFlag = "cpuprofile"
 // bench/bodies.sh and anyone asking where a crawl's memory goes.
 const heapProfileFlag = "heapprofile"
 
+// traceFlag is the hidden --trace flag: an execution trace of the whole
+// run (go tool trace FILE), which shows what each goroutine waited on:
+// how BENCHMARKS.md found the SQLite writer to be the crawl's critical
+// path. A diagnostic, not for timed runs: tracing costs some CPU.
+const traceFlag = "trace"
+
 // hidden are the flags left out of the usage text.
-var hidden = map[string]bool{cpuProfileFlag: true, heapProfileFlag: true}
+var hidden = map[string]bool{cpuProfileFlag: true, heapProfileFlag: true, traceFlag: true}
+
+// startTrace starts an execution trace written to path (none if path is
+// empty) and returns the function that stops it and closes the file.
+func startTrace(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, usagef("--%s: %v", traceFlag, err)
+	}
+	if err := trace.Start(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("start execution trace: %w", err)
+	}
+	return func() error {
+		trace.Stop()
+		return f.Close()
+	}, nil
+}
 
 // startCPUProfile starts a CPU profile written to path (none if path is
 // empty) and returns the function that stops it and closes the file.

@@ -9,7 +9,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
 )
 
-// TestProfileFlags checks the hidden profile flags: left out of the
+// TestProfileFlags checks the hidden profile and trace flags: left out of the
 // usage text, each writes its profile of a crawl, and an unwritable path
 // is a usage error naming the flag.
 func TestProfileFlags(t *testing.T) {
@@ -20,7 +20,7 @@ func TestProfileFlags(t *testing.T) {
 	site := testsite.New()
 	defer site.Close()
 	site.SetHang(0)
-	for _, flag := range []string{cpuProfileFlag, heapProfileFlag} {
+	for _, flag := range []string{cpuProfileFlag, heapProfileFlag, traceFlag} {
 		t.Run(flag, func(t *testing.T) {
 			if strings.Contains(stderr, flag) {
 				t.Errorf("usage lists the hidden --%s", flag)
