@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/pprof"
@@ -32,19 +33,27 @@ var hidden = map[string]bool{cpuProfileFlag: true, heapProfileFlag: true, traceF
 // startTrace starts an execution trace written to path (none if path is
 // empty) and returns the function that stops it and closes the file.
 func startTrace(path string) (stop func() error, err error) {
+	return startToFile(path, traceFlag, "execution trace", trace.Start, trace.Stop)
+}
+
+// startToFile starts a diagnostic of the whole run, named what and
+// given by the flag, written to path (none if path is empty): start
+// begins it on the file and end ends it. It returns the function that
+// ends it and closes the file.
+func startToFile(path, flag, what string, start func(io.Writer) error, end func()) (stop func() error, err error) {
 	if path == "" {
 		return func() error { return nil }, nil
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, usagef("--%s: %v", traceFlag, err)
+		return nil, usagef("--%s: %v", flag, err)
 	}
-	if err := trace.Start(f); err != nil {
+	if err := start(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("start execution trace: %w", err)
+		return nil, fmt.Errorf("start %s: %w", what, err)
 	}
 	return func() error {
-		trace.Stop()
+		end()
 		return f.Close()
 	}, nil
 }
@@ -52,21 +61,7 @@ func startTrace(path string) (stop func() error, err error) {
 // startCPUProfile starts a CPU profile written to path (none if path is
 // empty) and returns the function that stops it and closes the file.
 func startCPUProfile(path string) (stop func() error, err error) {
-	if path == "" {
-		return func() error { return nil }, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, usagef("--%s: %v", cpuProfileFlag, err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("start CPU profile: %w", err)
-	}
-	return func() error {
-		pprof.StopCPUProfile()
-		return f.Close()
-	}, nil
+	return startToFile(path, cpuProfileFlag, "CPU profile", pprof.StartCPUProfile, pprof.StopCPUProfile)
 }
 
 // peakEvery is how often the heap profiler looks at the heap.
