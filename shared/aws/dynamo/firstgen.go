@@ -53,6 +53,9 @@ func (e *PendingError) Error() string {
 	return fmt.Sprintf("the first generation of %s is being opened by another crawl: retry after %v", e.URL, e.RetryAfter)
 }
 
+// Later says when to try the summary again (handlers.Deferred).
+func (e *PendingError) Later() time.Duration { return e.RetryAfter }
+
 // openFirst opens s's generation, the URL's first, over no head or over
 // the void head void: the head, then the generation's item (see above),
 // then the crawl's summary item.

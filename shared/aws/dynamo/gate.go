@@ -118,6 +118,10 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("host %s is busy: retry after %v", e.Host, e.RetryAfter)
 }
 
+// Later says when to handle the busy host's work again
+// (handlers.Deferred).
+func (e *BusyError) Later() time.Duration { return e.RetryAfter }
+
 // Wait takes host's slot once no request to it is in flight and at
 // least delay has passed since the last one finished (as asked by that
 // request's caller too: the longer of the two delays applies). It waits

@@ -17,7 +17,7 @@ import (
 
 	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
 	"github.com/serverless-crawler/crawler/shared/aws/emf"
-	"github.com/serverless-crawler/crawler/shared/aws/handlers/fetcher"
+	"github.com/serverless-crawler/crawler/shared/aws/handlers"
 	"github.com/serverless-crawler/crawler/shared/aws/handlers/scheduler"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -157,6 +157,7 @@ func TestProcessorOutcomes(t *testing.T) {
 	errBad := crawl.E("decode", crawl.KindInvalid, errors.New("bad input"))
 	errFlaky := crawl.E("fetch", crawl.KindTransient, errors.New("connection reset"))
 	errBusy := fmt.Errorf("wait: %w", &dynamo.BusyError{Host: "a.test", RetryAfter: 7 * time.Second})
+	errPending := fmt.Errorf("summarize: %w", &dynamo.PendingError{URL: "http://a.test/", RetryAfter: time.Minute})
 	cases := []struct {
 		name      string
 		err       error
@@ -171,11 +172,12 @@ func TestProcessorOutcomes(t *testing.T) {
 		{"transient", errFlaky, "2", true, "", 0, true},
 		{"transient too often", errFlaky, "5", false, "failed 5 times", 0, false},
 		{"host busy", errBusy, "1", false, "", 7 * time.Second, false},
+		{"first generation being opened", errPending, "1", false, "", time.Minute, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			self, dlq := &queue{}, &queue{}
-			p := sqsbatch.Processor{Queue: "fetch", DeadLetters: dlq, Requeue: self, Visibility: self, Deferred: fetcher.Busy,
+			p := sqsbatch.Processor{Queue: "fetch", DeadLetters: dlq, Requeue: self, Visibility: self, Deferred: handlers.Deferred,
 				Handle: func(context.Context, []byte) error { return c.err }}
 			ev := sqsEvent(`{"url":"http://a.test/"}`)
 			ev.Records[0].Attributes["ApproximateReceiveCount"] = c.receives

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -83,4 +84,17 @@ type Visibility struct {
 // ChangeVisibility implements sqsbatch.Visibility.
 func (v Visibility) ChangeVisibility(ctx context.Context, receiptHandle string, d time.Duration) error {
 	return v.Queue.ChangeVisibility(ctx, sqsq.Message{ReceiptHandle: receiptHandle}, d)
+}
+
+// Deferred is the functions' sqsbatch.Processor.Deferred: an error that
+// asks for its message to be handled again later, not retried (a Later
+// method: the gate's busy host, dynamo.BusyError; a first generation
+// another crawl is opening, dynamo.PendingError), says after how long,
+// a second at least.
+func Deferred(err error) (time.Duration, bool) {
+	var l interface{ Later() time.Duration }
+	if errors.As(err, &l) {
+		return max(l.Later(), time.Second), true
+	}
+	return 0, false
 }

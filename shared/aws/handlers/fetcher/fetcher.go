@@ -6,7 +6,6 @@ package fetcher
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -69,20 +68,10 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	}
 	h := handlers.NewStage(handle, sqsbatch.Processor{
 		Queue: "fetch", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Requeue: self, Visibility: handlers.Visibility{Queue: self},
-		Deferred: Busy, Concurrency: 10, Log: e.Log,
+		Deferred: handlers.Deferred, Concurrency: 10, Log: e.Log,
 	}, metrics)
 	h.Usage = awsmeter.NewReporter(c.Meter, e.Metrics, "fetcher", s.MemoryMB)
 	return h, nil
-}
-
-// Busy reports whether err is the politeness gate deferring a fetch, and
-// for how long.
-func Busy(err error) (time.Duration, bool) {
-	var b *dynamo.BusyError
-	if errors.As(err, &b) {
-		return max(b.RetryAfter, time.Second), true
-	}
-	return 0, false
 }
 
 // Config is the fetch stage's configuration from the stack's settings.

@@ -5,7 +5,6 @@ package summarizer
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
@@ -47,20 +46,8 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	self := sqsq.New(c.SQS, s.SummarizeQueue)
 	h := handlers.NewStage(handle, sqsbatch.Processor{
 		Queue: "summarize", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Requeue: self,
-		Visibility: handlers.Visibility{Queue: self}, Deferred: Pending, Concurrency: 10, Log: e.Log,
+		Visibility: handlers.Visibility{Queue: self}, Deferred: handlers.Deferred, Concurrency: 10, Log: e.Log,
 	}, emf.New(e.Metrics, "summarizer"))
 	h.Usage = awsmeter.NewReporter(c.Meter, e.Metrics, "summarizer", s.MemoryMB)
 	return h, nil
-}
-
-// Pending reports whether err is a summary that waits for another crawl
-// of its URL to finish opening the URL's first generation
-// (dynamo.PendingError), and for how long: such a task is sent again
-// with that delay, not retried and dead-lettered.
-func Pending(err error) (time.Duration, bool) {
-	var p *dynamo.PendingError
-	if errors.As(err, &p) {
-		return max(p.RetryAfter, time.Second), true
-	}
-	return 0, false
 }
