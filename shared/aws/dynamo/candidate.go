@@ -20,10 +20,12 @@ import (
 // (nil pointers, empty strings, an empty redirect chain) are absent.
 //
 // The GSI keys are copies kept only in the state they index, so the
-// indexes hold just the due and the queued candidates:
+// index holds just the due candidates (and a site's held ones, site.go):
 //
 //	due_host, due_at         = host, due_unix_utc     while state = due
-//	queued_host, queued_at   = host, queued_unix_utc  while state = queued
+//
+// A queued candidate is in no index: its release record finds it
+// (released.go).
 const (
 	caURL               = "url"
 	caLastCrawlTime     = "last_crawl_time_unix_utc"
@@ -53,8 +55,6 @@ const (
 	caCrawls            = "crawls"
 	caDueHost           = "due_host"
 	caDueAt             = "due_at"
-	caQueuedHost        = "queued_host"
-	caQueuedAt          = "queued_at"
 	// The crawl_uuid of the last crawl RecordCrawl wrote into the
 	// candidate: a redelivered RecordCrawl finds it and writes nothing.
 	caRecorded = "recorded_crawl_uuid"
@@ -109,7 +109,15 @@ func (d *DB) getCandidate(ctx context.Context, u string) (crawl.Candidate, int, 
 // candidate must not exist yet), else returns crawl.ErrConflict. On
 // success c.Version+1 is the stored version. It is an UpdateItem, not a
 // PutItem, so that the crawls counter survives.
+//
+// A candidate written as queued (released to fetch) gets its release
+// record first (released.go).
 func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
+	return d.PutCandidates(ctx, []crawl.Candidate{c})[0]
+}
+
+// putCandidate is PutCandidate once the release record is written.
+func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
 	in, err := d.candidateUpdate(c, false, "")
 	if err != nil {
 		return fmt.Errorf("put candidate %s: %w", c.URL, err)
@@ -144,9 +152,23 @@ const putsAtOnce = 16
 
 // PutCandidates writes each candidate as PutCandidate does, putsAtOnce
 // at a time, and returns each one's error. DynamoDB has no conditional
-// batch write, so the writes are one UpdateItem each, sent at once.
+// batch write, so the writes are one UpdateItem each, sent at once. The
+// queued ones (a release) share one release record.
 func (d *DB) PutCandidates(ctx context.Context, cs []crawl.Candidate) []error {
 	errs := make([]error, len(cs))
+	sks, err := d.recordRelease(ctx, cs)
+	if err != nil {
+		for i, c := range cs {
+			errs[i] = fmt.Errorf("put candidate %s: %w", c.URL, err)
+		}
+		return errs
+	}
+	if len(cs) == 1 {
+		// PutCandidate: no goroutine for one write.
+		errs[0] = d.putCandidate(ctx, cs[0])
+		d.dropUnused(ctx, sks, errs)
+		return errs
+	}
 	sem := make(chan struct{}, putsAtOnce)
 	var wg sync.WaitGroup
 	for i, c := range cs {
@@ -154,10 +176,11 @@ func (d *DB) PutCandidates(ctx context.Context, cs []crawl.Candidate) []error {
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			errs[i] = d.PutCandidate(ctx, c)
+			errs[i] = d.putCandidate(ctx, c)
 		}()
 	}
 	wg.Wait()
+	d.dropUnused(ctx, sks, errs)
 	return errs
 }
 
@@ -232,13 +255,6 @@ func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording strin
 	default:
 		u.remove(caDueHost)
 		u.remove(caDueAt)
-	}
-	if c.State == crawl.StateQueued {
-		u.set(caQueuedHost, fxS(c.Host))
-		u.set(caQueuedAt, fxN(c.QueuedAt))
-	} else {
-		u.remove(caQueuedHost)
-		u.remove(caQueuedAt)
 	}
 	if countCrawl {
 		u.add(caCrawls, fxN(1))
@@ -411,28 +427,28 @@ func sortCandidates(cs []crawl.Candidate, less func(a, b crawl.Candidate) bool) 
 // StaleQueued returns up to limit candidates released to fetch at or
 // before the given time whose crawl has not been recorded (their fetch
 // message was lost, or is still on its way), oldest release first. It
-// reads each scope host's oldest queued candidates from the
-// queued-by-host GSI.
+// reads the release records of that time, oldest first, and deletes
+// those none of whose candidates is still queued from that release.
 func (d *DB) StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.Candidate, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	hosts, err := d.releaseHosts(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("stale queued: %w", err)
-	}
-	byHost := make([][]crawl.Candidate, len(hosts))
-	err = fxForHosts(ctx, hosts, func(ctx context.Context, i int, host string) error {
-		cs, err := d.queryHost(ctx, IndexQueuedByHost, caQueuedHost, caQueuedAt, host, before, limit)
-		byHost[i] = cs
-		return err
+	var out []crawl.Candidate
+	seen := map[string]bool{} // a URL two records of one time name
+	err := d.releases(ctx, before, func(r releaseRecord) (bool, error) {
+		if len(r.queued) == 0 {
+			return true, d.deleteRelease(ctx, r.sk)
+		}
+		for _, c := range r.queued {
+			if !seen[c.URL] {
+				seen[c.URL] = true
+				out = append(out, c)
+			}
+		}
+		return len(out) < limit, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("stale queued: %w", err)
-	}
-	var out []crawl.Candidate
-	for _, cs := range byHost {
-		out = append(out, cs...)
 	}
 	sortCandidates(out, queuedFirst)
 	if len(out) > limit {

@@ -51,10 +51,9 @@ type Tables struct {
 
 // The GSIs, as template.yaml declares them.
 const (
-	IndexDueByHost    = "due-by-host"    // candidates: due_host (S), due_at (N); only state=due
-	IndexQueuedByHost = "queued-by-host" // candidates: queued_host (S), queued_at (N); only state=queued
-	IndexOriginals    = "originals"      // generations: original_digest (S), first_seen_key (S); open, indexable originals
-	IndexDuplicates   = "duplicates"     // generations: dup_of (N), first_seen_key (S); open duplicate statuses
+	IndexDueByHost  = "due-by-host" // candidates: due_host (S), due_at (N); only state=due
+	IndexOriginals  = "originals"   // generations: original_digest (S), first_seen_key (S); open, indexable originals
+	IndexDuplicates = "duplicates"  // generations: dup_of (N), first_seen_key (S); open duplicate statuses
 )
 
 // DB is the DynamoDB store.
@@ -118,9 +117,9 @@ func Schema(t Tables) []*dynamodb.CreateTableInput {
 	od := types.BillingModePayPerRequest
 	return []*dynamodb.CreateTableInput{
 		{TableName: aws.String(t.Candidates), BillingMode: od, KeySchema: key("url", ""),
-			AttributeDefinitions: []types.AttributeDefinition{s("url"), s("due_host"), n("due_at"), s("queued_host"), n("queued_at")},
+			AttributeDefinitions: []types.AttributeDefinition{s("url"), s("due_host"), n("due_at")},
 			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-				gsi(IndexDueByHost, "due_host", "due_at"), gsi(IndexQueuedByHost, "queued_host", "queued_at")}},
+				gsi(IndexDueByHost, "due_host", "due_at")}},
 		{TableName: aws.String(t.CrawlLog), BillingMode: od, KeySchema: key("crawl_uuid", ""),
 			AttributeDefinitions: []types.AttributeDefinition{s("crawl_uuid")}},
 		{TableName: aws.String(t.Generations), BillingMode: od, KeySchema: key("url", "sk"),

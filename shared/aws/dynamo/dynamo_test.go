@@ -61,8 +61,8 @@ func TestCreateTablesTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(out.Table.GlobalSecondaryIndexes); n != 2 {
-		t.Fatalf("candidates table has %d GSIs, want 2", n)
+	if n := len(out.Table.GlobalSecondaryIndexes); n != 1 {
+		t.Fatalf("candidates table has %d GSIs, want 1", n)
 	}
 }
 

@@ -186,21 +186,35 @@ func (d *DB) PutSite(ctx context.Context, s crawl.Site, create bool) error {
 // already sent for one is then dropped as stale); suspended, those found
 // in pages are, and those a user enqueued are due; active, every held
 // URL is due again, at the time it was due. The due and released URLs
-// are found by the roots' hosts in the GSIs, the held ones in their
+// are found by the roots' hosts in the due GSI and in the release
+// records, the held ones in their
 // partition.
 func (d *DB) holdSite(ctx context.Context, id string, roots []string, st crawl.SiteState) error {
 	var cands []crawl.Candidate
 	if st != crawl.SiteActive {
+		hosts := map[string]bool{}
 		for _, h := range rootHosts(roots) {
-			for _, q := range []struct{ index, hostAttr, timeAttr string }{
-				{IndexDueByHost, caDueHost, caDueAt}, {IndexQueuedByHost, caQueuedHost, caQueuedAt},
-			} {
-				cs, err := d.queryHost(ctx, q.index, q.hostAttr, q.timeAttr, h, math.MaxInt64, math.MaxInt32)
-				if err != nil {
-					return err
-				}
-				cands = append(cands, cs...)
+			hosts[h] = true
+			cs, err := d.queryHost(ctx, IndexDueByHost, caDueHost, caDueAt, h, math.MaxInt64, math.MaxInt32)
+			if err != nil {
+				return err
 			}
+			cands = append(cands, cs...)
+		}
+		// The released ones, through their release records (a URL two
+		// records of one time name, once).
+		seen := map[string]bool{}
+		err := d.releases(ctx, math.MaxInt64, func(r releaseRecord) (bool, error) {
+			for _, c := range r.queued {
+				if hosts[c.Host] && !seen[c.URL] {
+					seen[c.URL] = true
+					cands = append(cands, c)
+				}
+			}
+			return true, nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	held, err := d.queryHost(ctx, IndexDueByHost, caDueHost, caDueAt, heldPartition(id), math.MaxInt64, math.MaxInt32)

@@ -538,65 +538,64 @@ func (s *Scheduler) Requeue(ctx context.Context, staleAfter time.Duration, limit
 	return s.release(ctx, stale)
 }
 
-// releaseWrites bounds the candidate writes of a release in flight at once.
-const releaseWrites = 16
-
 func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, error) {
 	now := s.now().Unix()
-	// The candidates are written at once, not one after another: each
-	// write is a round trip to the store (a DynamoDB request, a commit
-	// shared with the other writes waiting), and a release waits for all.
-	bodies := make([][]byte, len(cands))
-	errs := make([]error, len(cands))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, releaseWrites)
-	for i, c := range cands {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			site := s.siteOf(c.URL)
-			if site != nil && c.SiteID == "" {
-				// Known before its site was added: it is the site's from now
-				// on (both homes claim a site's URLs this way, lazily).
-				c.SiteID = site.ID
+	// The candidates are written together (PutCandidates): one commit in
+	// SQLite; in DynamoDB one release record for them all, then their
+	// writes at once, not one round trip after another.
+	var (
+		put   []crawl.Candidate
+		tasks []crawl.FetchTask
+		errs  []error
+	)
+	for _, c := range cands {
+		site := s.siteOf(c.URL)
+		if site != nil && c.SiteID == "" {
+			// Known before its site was added: it is the site's from now
+			// on (both homes claim a site's URLs this way, lazily).
+			c.SiteID = site.ID
+		}
+		if site != nil && site.ID == c.SiteID && dueState(site, c.Parent != "") == crawl.StateHeld {
+			// Made due by a process that had not yet read that its site
+			// was disabled (or suspended): held now, not released.
+			c.State = crawl.StateHeld
+			if err := s.store.PutCandidate(ctx, c); err != nil && !errors.Is(err, crawl.ErrConflict) {
+				errs = append(errs, fmt.Errorf("hold %s: %w", c.URL, err))
 			}
-			if site != nil && site.ID == c.SiteID && dueState(site, c.Parent != "") == crawl.StateHeld {
-				// Made due by a process that had not yet read that its site
-				// was disabled (or suspended): held now, not released.
-				c.State = crawl.StateHeld
-				if err := s.store.PutCandidate(ctx, c); err != nil && !errors.Is(err, crawl.ErrConflict) {
-					errs[i] = fmt.Errorf("hold %s: %w", c.URL, err)
-				}
-				return
-			}
-			c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, uuid.NewString(), now
-			if c.CrawlType == 0 {
-				c.CrawlType = crawl.CrawlFirst
-			}
-			err := s.store.PutCandidate(ctx, c)
-			if errors.Is(err, crawl.ErrConflict) {
-				return // changed under us; the next release sees it
-			}
-			if err != nil {
-				errs[i] = fmt.Errorf("release %s: %w", c.URL, err)
-				return
-			}
-			task := crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth}
-			if site != nil && site.ID == c.SiteID {
-				task.DelayMS, task.TimeoutMS, task.MaxBytes, task.MaxLinks = site.RequestDelay, site.HTTPTimeout, site.MaxResourceSize, site.MaxURLsFromPage
-				task.RecrawlMin = site.RecrawlPeriod
-			}
-			bodies[i], errs[i] = json.Marshal(task)
-		}()
+			continue
+		}
+		c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, uuid.NewString(), now
+		if c.CrawlType == 0 {
+			c.CrawlType = crawl.CrawlFirst
+		}
+		task := crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth}
+		if site != nil && site.ID == c.SiteID {
+			task.DelayMS, task.TimeoutMS, task.MaxBytes, task.MaxLinks = site.RequestDelay, site.HTTPTimeout, site.MaxResourceSize, site.MaxURLsFromPage
+			task.RecrawlMin = site.RecrawlPeriod
+		}
+		put, tasks = append(put, c), append(tasks, task)
 	}
-	wg.Wait()
+	var bodies [][]byte
+	for i, err := range s.store.PutCandidates(ctx, put) {
+		switch {
+		case errors.Is(err, crawl.ErrConflict):
+			// changed under us; the next release sees it
+		case err != nil:
+			errs = append(errs, fmt.Errorf("release %s: %w", put[i].URL, err))
+		default:
+			b, err := json.Marshal(tasks[i])
+			if err != nil {
+				errs = append(errs, fmt.Errorf("release %s: %w", put[i].URL, err))
+				continue
+			}
+			bodies = append(bodies, b)
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		// The candidates written are queued without a message: Requeue
 		// releases them again.
 		return 0, err
 	}
-	bodies = slices.DeleteFunc(bodies, func(b []byte) bool { return b == nil })
 	if err := s.fetch.Send(ctx, bodies...); err != nil {
 		return 0, fmt.Errorf("send %d fetch tasks: %w", len(bodies), err)
 	}
