@@ -54,6 +54,13 @@ type GateConfig struct {
 	// MaxWait is the longest Wait waits for a host before it gives up
 	// with a *BusyError. 0: it does not wait at all.
 	MaxWait time.Duration
+	// MaxRequest is the longest one request (with its retries) holds
+	// the slot; in a Lambda function, its timeout. While the lease left
+	// covers the next request here (its delay and MaxRequest), the slot
+	// is handed on to it with no write: the lease still keeps the other
+	// environments out, and the write that gives the slot back records
+	// the last request's end. 0: every hand-on is a write.
+	MaxRequest time.Duration
 	// Log, if set, reports slots that could not be given back.
 	Log *slog.Logger
 }
@@ -89,9 +96,16 @@ type localTurn struct {
 	// ended, and the delay it asked for.
 	lastDone  time.Time
 	lastDelay time.Duration
-	// held is the token of the host's slot in DynamoDB that the last
-	// holder handed on to the next one here (under Gate.mu; "": none).
-	held string
+	// held is the host's slot in DynamoDB that the last holder handed
+	// on to the next one here (under Gate.mu; token "": none).
+	held slot
+}
+
+// slot is a host's slot in DynamoDB as held here: the token it is held
+// under and when its lease runs out (as written; later in fact).
+type slot struct {
+	token string
+	until time.Time
 }
 
 // NewGate returns a gate over the store's control table.
@@ -139,10 +153,10 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 	if err != nil {
 		return nil, err
 	}
-	token := g.takeHeld(lt)
-	if token == "" {
-		if token, err = g.wait(ctx, host, delay, deadline); err != nil {
-			g.giveTurn(host, lt, time.Time{}, 0, "")
+	held := g.takeHeld(lt)
+	if held.token == "" {
+		if held, err = g.wait(ctx, host, delay, deadline); err != nil {
+			g.giveTurn(host, lt, time.Time{}, 0, slot{})
 			return nil, err
 		}
 	}
@@ -151,21 +165,27 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 		once.Do(func() {
 			end := g.db.now()
 			if g.othersWaiting(lt) {
+				if g.cfg.MaxRequest > 0 && !held.until.Before(end.Add(delay+g.cfg.MaxRequest)) {
+					// No write at all: the lease outlasts the next
+					// request here, which starts a delay after this
+					// one's end (takeTurn).
+					g.giveTurn(host, lt, end, delay, held)
+					return
+				}
 				// One write instead of a release and the next take: the
-				// slot goes to the next waiter here, who starts a delay
-				// after this request's end (takeTurn).
-				next, ok := g.handOn(ctx, host, token, delay)
+				// slot goes to the next waiter here.
+				next, ok := g.handOn(ctx, host, held.token, delay)
 				if ok {
 					g.giveTurn(host, lt, end, delay, next)
 					return
 				}
-				if next == "" {
-					g.giveTurn(host, lt, end, delay, "")
+				if next.token == "" {
+					g.giveTurn(host, lt, end, delay, slot{})
 					return
 				}
 			}
-			g.release(ctx, host, token, delay)
-			g.giveTurn(host, lt, end, delay, "")
+			g.release(ctx, host, held.token, delay)
+			g.giveTurn(host, lt, end, delay, slot{})
 		})
 	}, nil
 }
@@ -178,12 +198,12 @@ func (g *Gate) othersWaiting(lt *localTurn) bool {
 }
 
 // takeHeld takes the slot a previous holder handed on, if any.
-func (g *Gate) takeHeld(lt *localTurn) string {
+func (g *Gate) takeHeld(lt *localTurn) slot {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	t := lt.held
-	lt.held = ""
-	return t
+	s := lt.held
+	lt.held = slot{}
+	return s
 }
 
 // takeTurn waits, until deadline at most, for this process's turn at
@@ -225,7 +245,7 @@ func (g *Gate) takeTurn(ctx context.Context, host string, delay time.Duration, d
 		return lt, nil
 	}
 	if free.After(deadline) {
-		g.giveTurn(host, lt, time.Time{}, 0, "")
+		g.giveTurn(host, lt, time.Time{}, 0, slot{})
 		return nil, &BusyError{Host: host, RetryAfter: wait}
 	}
 	t := time.NewTimer(wait)
@@ -234,19 +254,19 @@ func (g *Gate) takeTurn(ctx context.Context, host string, delay time.Duration, d
 	case <-t.C:
 		return lt, nil
 	case <-ctx.Done():
-		g.giveTurn(host, lt, time.Time{}, 0, "")
+		g.giveTurn(host, lt, time.Time{}, 0, slot{})
 		return nil, fmt.Errorf("politeness gate of %s: %w", host, ctx.Err())
 	}
 }
 
 // giveTurn hands host's turn on; a holder whose request ran says when
 // it ended and the delay it asked for (zero when it made none), and the
-// token of the DynamoDB slot it hands on with the turn ("": none).
-func (g *Gate) giveTurn(host string, lt *localTurn, done time.Time, delay time.Duration, held string) {
+// DynamoDB slot it hands on with the turn (token "": none).
+func (g *Gate) giveTurn(host string, lt *localTurn, done time.Time, delay time.Duration, held slot) {
 	if !done.IsZero() {
 		lt.lastDone, lt.lastDelay = done, delay
 	}
-	if held != "" {
+	if held.token != "" {
 		g.mu.Lock()
 		lt.held = held
 		g.mu.Unlock()
@@ -263,44 +283,43 @@ func (g *Gate) giveTurn(host string, lt *localTurn, done time.Time, delay time.D
 // Lambda environment may be frozen as soon as its handler returns.
 func (g *Gate) leave(host string, lt *localTurn) {
 	g.mu.Lock()
-	var held string
+	var held slot
 	var delay time.Duration
 	if lt.waiters--; lt.waiters == 0 {
 		delete(g.local, host)
 		held, delay = lt.held, lt.lastDelay
-		lt.held = ""
+		lt.held = slot{}
 	}
 	g.mu.Unlock()
-	if held != "" {
-		g.release(context.Background(), host, held, delay)
+	if held.token != "" {
+		g.release(context.Background(), host, held.token, delay)
 	}
 }
 
 // wait takes host's slot in DynamoDB, waiting until deadline at most.
-// It returns the token the slot is held under.
-func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadline time.Time) (string, error) {
+func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadline time.Time) (slot, error) {
 	token := uuid.NewString()
 	for {
-		ok, held, err := g.acquire(ctx, host, token, delay)
+		until, held, err := g.acquire(ctx, host, token, delay)
 		if err != nil {
-			return "", fmt.Errorf("politeness gate of %s: %w", host, err)
+			return slot{}, fmt.Errorf("politeness gate of %s: %w", host, err)
 		}
-		if ok {
-			return token, nil
+		if !until.IsZero() {
+			return slot{token: token, until: until}, nil
 		}
 		// The refused write brought the gate back with it; an endpoint
 		// that does not send it is asked.
 		if len(held) == 0 {
 			if held, err = g.read(ctx, host); err != nil {
-				return "", fmt.Errorf("politeness gate of %s: %w", host, err)
+				return slot{}, fmt.Errorf("politeness gate of %s: %w", host, err)
 			}
 		}
 		wait, err := g.freeIn(held, delay)
 		if err != nil {
-			return "", fmt.Errorf("politeness gate of %s: %w", host, err)
+			return slot{}, fmt.Errorf("politeness gate of %s: %w", host, err)
 		}
 		if g.db.now().Add(wait).After(deadline) {
-			return "", &BusyError{Host: host, RetryAfter: wait}
+			return slot{}, &BusyError{Host: host, RetryAfter: wait}
 		}
 		if wait > 0 {
 			// A little jitter, so that waiters do not all come back at once.
@@ -310,7 +329,7 @@ func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadl
 			case <-t.C:
 			case <-ctx.Done():
 				t.Stop()
-				return "", fmt.Errorf("politeness gate of %s: %w", host, ctx.Err())
+				return slot{}, fmt.Errorf("politeness gate of %s: %w", host, ctx.Err())
 			}
 		}
 	}
@@ -333,17 +352,19 @@ func msCeil(t time.Time) int64 {
 
 func durCeilMS(d time.Duration) int64 { return int64((d + time.Millisecond - 1) / time.Millisecond) }
 
-// acquire takes the host's slot if it is free, and reports whether it
-// did; when it did not, held is the gate as the refusal found it (nil if
-// the endpoint did not return it), so that no second read is needed.
+// acquire takes the host's slot if it is free, and returns when the
+// lease it wrote runs out (zero when it did not take the slot); when it
+// did not, held is the gate as the refusal found it (nil if the endpoint
+// did not return it), so that no second read is needed.
 // The slot already held under this token counts as taken: a write that
 // succeeded but whose answer was lost (a timeout, then the SDK's retry)
 // must not leave the slot held, by us, against ourselves until the lease
 // runs out. Seen in make e2e under load: every fetch of the host
 // deferred for the lease's three minutes.
-func (g *Gate) acquire(ctx context.Context, host, token string, delay time.Duration) (ok bool, held map[string]types.AttributeValue, err error) {
+func (g *Gate) acquire(ctx context.Context, host, token string, delay time.Duration) (until time.Time, held map[string]types.AttributeValue, err error) {
 	now := g.db.now()
 	nowMS := msFloor(now)
+	lease := msCeil(now.Add(g.cfg.Lease))
 	_, err = g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(g.db.t.Control),
 		Key:                                 gateKey(host),
@@ -356,7 +377,7 @@ func (g *Gate) acquire(ctx context.Context, host, token string, delay time.Durat
 		ExpressionAttributeNames: map[string]string{"#lu": gtLeaseUntil, "#h": gtHolder, "#host": gtHost,
 			"#na": gtNextAllowed, "#ld": gtLastDone},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":lu":   fxN(msCeil(now.Add(g.cfg.Lease))),
+			":lu":   fxN(lease),
 			":tok":  fxS(token),
 			":host": fxS(host),
 			":now":  fxN(nowMS),
@@ -365,12 +386,12 @@ func (g *Gate) acquire(ctx context.Context, host, token string, delay time.Durat
 	})
 	var refused *types.ConditionalCheckFailedException
 	if errors.As(err, &refused) {
-		return false, refused.Item, nil
+		return time.Time{}, refused.Item, nil
 	}
 	if err != nil {
-		return false, nil, fmt.Errorf("take slot: %w", err)
+		return time.Time{}, nil, fmt.Errorf("take slot: %w", err)
 	}
-	return true, nil, nil
+	return time.UnixMilli(lease), nil, nil
 }
 
 // read returns the host's gate item, read consistently.
@@ -423,7 +444,7 @@ func laterOf(a, b time.Time) time.Time {
 // release gives back the slot held under token: it records the end of
 // the request and frees the host.
 func (g *Gate) release(ctx context.Context, host, token string, delay time.Duration) {
-	switch err := g.finish(ctx, host, token, delay, ""); {
+	switch _, err := g.finish(ctx, host, token, delay, ""); {
 	case conditionFailed(err):
 		// Our lease ran out and another request took the slot:
 		// its own release records the end.
@@ -435,27 +456,31 @@ func (g *Gate) release(ctx context.Context, host, token string, delay time.Durat
 
 // handOn records the end of the request held under token and hands the
 // slot to a new token in the same write, for the next waiter in this
-// process. ok is false when the write failed: next is "" if the slot
-// was no longer ours (the lease ran out), else the caller releases it.
-func (g *Gate) handOn(ctx context.Context, host, token string, delay time.Duration) (next string, ok bool) {
-	next = uuid.NewString()
-	switch err := g.finish(ctx, host, token, delay, next); {
+// process. ok is false when the write failed: next's token is "" if the
+// slot was no longer ours (the lease ran out), else the caller releases
+// it.
+func (g *Gate) handOn(ctx context.Context, host, token string, delay time.Duration) (next slot, ok bool) {
+	next.token = uuid.NewString()
+	until, err := g.finish(ctx, host, token, delay, next.token)
+	switch {
 	case err == nil:
+		next.until = until
 		return next, true
 	case conditionFailed(err):
 		g.logf(ctx, "politeness gate: lease of %s ran out before the request finished", host)
-		return "", false
+		return slot{}, false
 	default:
 		g.logf(ctx, "politeness gate: hand %s on: %v", host, err)
-		return token, false
+		return slot{token: token}, false
 	}
 }
 
 // finish records the end of the request held under token (last_done,
 // and next_allowed a delay later) in one write conditional on holding
 // the slot, and frees the host or, when next is set, makes next its
-// holder, with a lease from the end of the delay the next request waits.
-func (g *Gate) finish(ctx context.Context, host, token string, delay time.Duration, next string) error {
+// holder, with a lease from the end of the delay the next request waits,
+// and returns when that lease runs out.
+func (g *Gate) finish(ctx context.Context, host, token string, delay time.Duration, next string) (time.Time, error) {
 	// The request's context may be over by now; the write is due anyway.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gateRelease)
 	defer cancel()
@@ -466,9 +491,12 @@ func (g *Gate) finish(ctx context.Context, host, token string, delay time.Durati
 		":na":  fxN(msCeil(now.Add(delay))),
 		":tok": fxS(token),
 	}
+	var until time.Time
 	if next != "" {
 		update = "SET #ld = :ld, #na = :na, #lu = :lu, #h = :next"
-		values[":lu"], values[":next"] = fxN(msCeil(now.Add(delay+g.cfg.Lease))), fxS(next)
+		lease := msCeil(now.Add(delay + g.cfg.Lease))
+		values[":lu"], values[":next"] = fxN(lease), fxS(next)
+		until = time.UnixMilli(lease)
 	}
 	_, err := g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:           aws.String(g.db.t.Control),
@@ -479,7 +507,7 @@ func (g *Gate) finish(ctx context.Context, host, token string, delay time.Durati
 			"#lu": gtLeaseUntil, "#h": gtHolder},
 		ExpressionAttributeValues: values,
 	})
-	return err
+	return until, err
 }
 
 func (g *Gate) logf(ctx context.Context, format string, args ...any) {

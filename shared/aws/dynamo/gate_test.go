@@ -325,12 +325,12 @@ func TestGateSurvivesALostAnswer(t *testing.T) {
 func TestGateRefusalBringsTheGate(t *testing.T) {
 	db := testDB(t)
 	g := NewGate(db, GateConfig{})
-	if ok, _, err := g.acquire(t.Context(), "held.example", "first", time.Second); !ok || err != nil {
-		t.Fatalf("first take: %v, %v", ok, err)
+	if until, _, err := g.acquire(t.Context(), "held.example", "first", time.Second); until.IsZero() || err != nil {
+		t.Fatalf("first take: lease until %v, %v", until, err)
 	}
-	ok, held, err := g.acquire(t.Context(), "held.example", "second", time.Second)
-	if ok || err != nil {
-		t.Fatalf("second take of a held slot: %v, %v", ok, err)
+	until, held, err := g.acquire(t.Context(), "held.example", "second", time.Second)
+	if !until.IsZero() || err != nil {
+		t.Fatalf("second take of a held slot: lease until %v, %v", until, err)
 	}
 	read, err := g.read(t.Context(), "held.example")
 	if err != nil {
@@ -365,7 +365,9 @@ func (r *refusalCounter) UpdateItem(ctx context.Context, in *dynamodb.UpdateItem
 // requests overlap or start within the delay; each hands the slot to the
 // next in the write that records its end, so n requests take n+1
 // writes, not 2n. Against two environments the refusals are those of
-// the other one's turns, a few, not one per poll of every waiter.
+// the other one's turns, a few, not one per poll of every waiter. While
+// the lease left covers the next request (MaxRequest), the hand-on is
+// not even a write: n requests take two.
 func TestGateWaitersInOneProcessTakeTurns(t *testing.T) {
 	const (
 		waiters = 8
@@ -375,11 +377,18 @@ func TestGateWaitersInOneProcessTakeTurns(t *testing.T) {
 	tests := []struct {
 		name         string
 		environments int
+		maxRequest   time.Duration
 		maxRefused   int
 		maxWrites    int
 	}{
-		{"one environment", 1, 0, waiters + 1},
-		{"two environments", 2, 2 * waiters, 6 * waiters},
+		{"one environment", 1, 0, 0, waiters + 1},
+		{"two environments", 2, 0, 2 * waiters, 6 * waiters},
+		// The lease (a minute) outlasts every request: the take and the
+		// give back are the only writes.
+		{"one environment, lease covers the requests", 1, 10 * time.Second, 0, 2},
+		// It never covers them: a write each, as without MaxRequest.
+		{"one environment, lease too short", 1, 2 * time.Minute, 0, waiters + 1},
+		{"two environments, lease covers the requests", 2, 10 * time.Second, 2 * waiters, 6 * waiters},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -392,7 +401,7 @@ func TestGateWaitersInOneProcessTakeTurns(t *testing.T) {
 			for range tt.environments {
 				rc := &refusalCounter{API: testClient(t)}
 				counters = append(counters, rc)
-				g := NewGate(New(rc, db.t), GateConfig{Lease: time.Minute, MaxWait: 30 * time.Second})
+				g := NewGate(New(rc, db.t), GateConfig{Lease: time.Minute, MaxWait: 30 * time.Second, MaxRequest: tt.maxRequest})
 				for range waiters {
 					wg.Add(1)
 					go func() {

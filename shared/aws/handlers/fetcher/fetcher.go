@@ -46,8 +46,11 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	}
 	self := sqsq.New(c.SQS, s.FetchQueue)
 	// The gate's lease outlives the function's 120 s timeout: a holder
-	// killed mid-request frees the host when its lease runs out.
-	gate := dynamo.NewGate(db, dynamo.GateConfig{Lease: 3 * time.Minute, MaxWait: 5 * time.Second, Log: e.Log})
+	// killed mid-request frees the host when its lease runs out. No
+	// request outlives that timeout either (MaxRequest), so the slot
+	// passes between an invocation's fetches of a host with no write
+	// while the lease left covers one more.
+	gate := dynamo.NewGate(db, dynamo.GateConfig{Lease: 3 * time.Minute, MaxRequest: 2 * time.Minute, MaxWait: 5 * time.Second, Log: e.Log})
 	// Bodies are packed in WARC files, one PUT for the pages fetched at
 	// once in an invocation (docs/aws.md).
 	bodies := warc.NewPacker(s3blob.New(c.S3, s.Bucket), warc.PackConfig{Prefix: "warc/", Software: "serverless-crawler fetcher"})
