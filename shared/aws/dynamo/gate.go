@@ -307,21 +307,27 @@ func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadl
 		if !until.IsZero() {
 			return slot{token: token, until: until}, nil
 		}
-		// The refused write brought the gate back with it; an endpoint
-		// that does not send it is asked.
-		if len(held) == 0 {
-			if held, err = g.read(ctx, host); err != nil {
+		// Refused: the write brought the gate back with it (an endpoint
+		// that does not send it is asked). Until the gate looks free, it
+		// is read again, not written: a refused write is billed a write
+		// unit, a strongly consistent read of the small item a fifth of
+		// that.
+		for {
+			if len(held) == 0 {
+				if held, err = g.read(ctx, host); err != nil {
+					return slot{}, fmt.Errorf("politeness gate of %s: %w", host, err)
+				}
+			}
+			wait, err := g.freeIn(held, delay)
+			if err != nil {
 				return slot{}, fmt.Errorf("politeness gate of %s: %w", host, err)
 			}
-		}
-		wait, err := g.freeIn(held, delay)
-		if err != nil {
-			return slot{}, fmt.Errorf("politeness gate of %s: %w", host, err)
-		}
-		if g.db.now().Add(wait).After(deadline) {
-			return slot{}, &BusyError{Host: host, RetryAfter: wait}
-		}
-		if wait > 0 {
+			if g.db.now().Add(wait).After(deadline) {
+				return slot{}, &BusyError{Host: host, RetryAfter: wait}
+			}
+			if wait <= 0 {
+				break
+			}
 			// A little jitter, so that waiters do not all come back at once.
 			wait += rand.N(min(wait/10, gatePoll) + 1)
 			t := time.NewTimer(wait)
@@ -331,6 +337,7 @@ func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadl
 				t.Stop()
 				return slot{}, fmt.Errorf("politeness gate of %s: %w", host, ctx.Err())
 			}
+			held = nil
 		}
 	}
 }
