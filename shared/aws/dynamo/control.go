@@ -17,6 +17,7 @@ import (
 //	pk="scope",        sk=host   the crawl's scope (seed hosts); also: host
 //	pk="agent",        sk=uuid   an agent (seed 000 agent columns)
 //	pk="host#"+host,   sk="gate" a host's politeness gate (see Gate)
+//	pk="released",     sk=time#uuid  a release record (released.go)
 const (
 	ctlPK = "pk"
 	ctlSK = "sk"

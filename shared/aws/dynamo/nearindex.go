@@ -153,23 +153,17 @@ func (d *DB) openOriginals(ctx context.Context, cands []crawl.Original) (map[int
 	req := map[string]types.KeysAndAttributes{d.t.Generations: {Keys: keys, ConsistentRead: aws.Bool(true),
 		ProjectionExpression: aws.String(proj), ExpressionAttributeNames: e.Names()}}
 	open := map[int64]bool{}
-	for attempt := 0; len(req) > 0; attempt++ {
-		if attempt == 4 {
-			return nil, crawl.Errorf(crawl.KindTransient, "read near candidates: keys left unprocessed")
+	err := d.batchGet(ctx, "read near candidates", req, func(_ string, it map[string]types.AttributeValue) error {
+		r := fxReader{m: it}
+		id := r.int(gaGenID)
+		if r.err != nil {
+			return r.err
 		}
-		out, err := d.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
-		if err != nil {
-			return nil, fmt.Errorf("read near candidates: %w", err)
-		}
-		for _, it := range out.Responses[d.t.Generations] {
-			r := fxReader{m: it}
-			id := r.int(gaGenID)
-			if r.err != nil {
-				return nil, fmt.Errorf("read near candidates: %w", r.err)
-			}
-			open[id] = it[gaOriginalDigest] != nil && it[gaConfirmedEnd] == nil
-		}
-		req = out.UnprocessedKeys
+		open[id] = it[gaOriginalDigest] != nil && it[gaConfirmedEnd] == nil
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return open, nil
 }

@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -200,27 +199,16 @@ func (d *DB) batchGetCandidates(ctx context.Context, urls []string) ([]crawl.Can
 		}
 		urls = urls[n:]
 		req := map[string]types.KeysAndAttributes{d.t.Candidates: {Keys: keys, ConsistentRead: aws.Bool(true)}}
-		for attempt := 1; len(req) > 0; attempt++ {
-			page, err := d.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		err := d.batchGet(ctx, "read released candidates", req, func(_ string, it map[string]types.AttributeValue) error {
+			c, err := decodeCandidate(it)
 			if err != nil {
-				return nil, fmt.Errorf("read released candidates: %w", err)
+				return err
 			}
-			for _, it := range page.Responses[d.t.Candidates] {
-				c, err := decodeCandidate(it)
-				if err != nil {
-					return nil, fmt.Errorf("read released candidates: %w", err)
-				}
-				out = append(out, c)
-			}
-			req = page.UnprocessedKeys
-			if len(req) > 0 {
-				if attempt == 8 {
-					return nil, crawl.E("read released candidates", crawl.KindTransient, errors.New("keys left unprocessed"))
-				}
-				if err := pause(ctx, attempt); err != nil {
-					return nil, err
-				}
-			}
+			out = append(out, c)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

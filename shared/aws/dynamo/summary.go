@@ -1042,33 +1042,19 @@ func crawlSummaryItem(s crawl.SummaryUpdate, genID int64) map[string]types.Attri
 func (d *DB) headAndCrawl(ctx context.Context, u, csk string) (head, done map[string]types.AttributeValue, err error) {
 	req := map[string]types.KeysAndAttributes{d.t.Generations: {
 		Keys: []map[string]types.AttributeValue{genKey(u, skHead), genKey(u, csk)}, ConsistentRead: aws.Bool(true)}}
-	for attempt := 1; len(req) > 0; attempt++ {
-		out, err := d.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+	err = d.batchGet(ctx, "read head and crawl summary", req, func(_ string, it map[string]types.AttributeValue) error {
+		sk, err := fxReadS(it, gaSK)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read head and crawl summary: %w", err)
+			return err
 		}
-		for _, it := range out.Responses[d.t.Generations] {
-			sk, err := fxReadS(it, gaSK)
-			if err != nil {
-				return nil, nil, fmt.Errorf("read head and crawl summary: %w", err)
-			}
-			if sk == skHead {
-				head = it
-			} else {
-				done = it
-			}
+		if sk == skHead {
+			head = it
+		} else {
+			done = it
 		}
-		req = out.UnprocessedKeys
-		if len(req) > 0 {
-			if attempt == 8 {
-				return nil, nil, crawl.E("read head and crawl summary", crawl.KindTransient, errors.New("keys left unprocessed"))
-			}
-			if err := pause(ctx, attempt); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	return head, done, nil
+		return nil
+	})
+	return head, done, err
 }
 
 // getGenTableItem reads an item of the generations table, strongly
@@ -1212,6 +1198,35 @@ func (d *DB) transact(ctx context.Context, tx *summaryTx) ([]string, error) {
 		return nil, crawl.E(fmt.Sprintf("transaction cancelled %v", reasons), crawl.KindTransient, err)
 	}
 	return nil, fmt.Errorf("write transaction: %w", err)
+}
+
+// batchGet runs a BatchGetItem of req to the end: the keys DynamoDB
+// leaves unprocessed are asked again, after a pause, eight attempts in
+// all. Each item read is handed to each with its table.
+func (d *DB) batchGet(ctx context.Context, what string, req map[string]types.KeysAndAttributes, each func(table string, item map[string]types.AttributeValue) error) error {
+	for attempt := 1; len(req) > 0; attempt++ {
+		out, err := d.api.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		for table, items := range out.Responses {
+			for _, it := range items {
+				if err := each(table, it); err != nil {
+					return fmt.Errorf("%s: %w", what, err)
+				}
+			}
+		}
+		req = out.UnprocessedKeys
+		if len(req) > 0 {
+			if attempt == 8 {
+				return crawl.E(what, crawl.KindTransient, errors.New("keys left unprocessed"))
+			}
+			if err := pause(ctx, attempt); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // pause waits before attempt n+1 of a read or write that lost a race
