@@ -55,11 +55,12 @@ type GateConfig struct {
 	// with a *BusyError. 0: it does not wait at all.
 	MaxWait time.Duration
 	// MaxRequest is the longest one request (with its retries) holds
-	// the slot; in a Lambda function, its timeout. While the lease left
-	// covers the next request here (its delay and MaxRequest), the slot
-	// is handed on to it with no write: the lease still keeps the other
-	// environments out, and the write that gives the slot back records
-	// the last request's end. 0: every hand-on is a write.
+	// the slot; in a Lambda function, its timeout. When set, the slot
+	// is handed on to the next waiter here with no write: the lease
+	// still keeps the other environments out, a holder whose lease left
+	// does not cover MaxRequest renews it before its request, and the
+	// write that gives the slot back records the last request's end.
+	// 0: every hand-on is a write.
 	MaxRequest time.Duration
 	// Log, if set, reports slots that could not be given back.
 	Log *slog.Logger
@@ -154,6 +155,20 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 		return nil, err
 	}
 	held := g.takeHeld(lt)
+	if held.token != "" && g.cfg.MaxRequest > 0 && held.until.Before(g.db.now().Add(g.cfg.MaxRequest)) {
+		// Handed on with no write, and the lease left does not cover
+		// this request: renew it, in one write.
+		next, ok := g.handOn(ctx, host, held.token, 0)
+		switch {
+		case ok:
+			held = next
+		case next.token != "":
+			g.release(ctx, host, next.token, 0)
+			held = slot{}
+		default:
+			held = slot{}
+		}
+	}
 	if held.token == "" {
 		if held, err = g.wait(ctx, host, delay, deadline); err != nil {
 			g.giveTurn(host, lt, time.Time{}, 0, slot{})
@@ -165,10 +180,11 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 		once.Do(func() {
 			end := g.db.now()
 			if g.othersWaiting(lt) {
-				if g.cfg.MaxRequest > 0 && !held.until.Before(end.Add(delay+g.cfg.MaxRequest)) {
-					// No write at all: the lease outlasts the next
-					// request here, which starts a delay after this
-					// one's end (takeTurn).
+				if g.cfg.MaxRequest > 0 {
+					// No write at all: the next holder here starts a
+					// delay after this request's end (takeTurn), and
+					// renews the lease first if what is left of it
+					// does not cover a request.
 					g.giveTurn(host, lt, end, delay, held)
 					return
 				}

@@ -485,3 +485,63 @@ func TestGateHandedSlotGivenBackWhenNobodyTakesIt(t *testing.T) {
 	}
 	d2()
 }
+
+// TestGateRenewsAShortLease: a slot handed on with no write whose lease
+// left no longer covers a request (MaxRequest) is renewed before the
+// request, so that another environment, polling all along, never finds
+// the lease run out while a request of this one is in flight.
+func TestGateRenewsAShortLease(t *testing.T) {
+	const (
+		waiters = 6
+		hold    = 100 * time.Millisecond
+	)
+	db := testDB(t)
+	srv, visits := loggingServer(t, hold)
+	host := hostOf(t, srv.URL)
+	rc := &refusalCounter{API: testClient(t)}
+	// The lease covers about two requests: each hand-on after the
+	// second finds too little of it left.
+	g := NewGate(New(rc, db.t), GateConfig{Lease: 500 * time.Millisecond, MaxRequest: 300 * time.Millisecond, MaxWait: 30 * time.Second})
+	other := NewGate(otherEnvironment(t, db), GateConfig{Lease: 500 * time.Millisecond, MaxWait: 30 * time.Second})
+	get := func(g *Gate) error {
+		done, err := g.Wait(t.Context(), host, 0)
+		if err != nil {
+			return err
+		}
+		defer done()
+		resp, err := http.Get(srv.URL)
+		if err != nil {
+			return err
+		}
+		return resp.Body.Close()
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, waiters+1)
+	for range waiters {
+		wg.Go(func() { errs <- get(g) })
+	}
+	// The other environment asks while the first holds the host.
+	time.Sleep(50 * time.Millisecond)
+	wg.Go(func() { errs <- get(other) })
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := visits()
+	if len(v) != waiters+1 {
+		t.Fatalf("server saw %d requests, want %d", len(v), waiters+1)
+	}
+	for i := 1; i < len(v); i++ {
+		if v[i].start.Before(v[i-1].end) {
+			t.Errorf("request %d started before request %d ended: two in flight", i, i-1)
+		}
+	}
+	// A take, the renewals, a give-back: more than two writes.
+	if rc.writes <= 2 {
+		t.Errorf("%d gate writes for %d requests under a short lease, want renewals", rc.writes, waiters)
+	}
+	t.Logf("%d gate writes, %d refused, for %d requests", rc.writes, rc.refused, waiters)
+}
