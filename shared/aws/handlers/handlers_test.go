@@ -83,7 +83,8 @@ func newScheduler(t *testing.T) (*scheduler.Scheduler, *sqlite.DB, *queue, *queu
 	fetchQ, dlq := &queue{}, &queue{}
 	log := slog.New(slog.DiscardHandler)
 	h := &scheduler.Scheduler{
-		Sched:        schedule.New(db, scheduler.SpreadingSender{Queue: fetchQ, Delay: time.Second}, schedule.Policy{MaxDepth: -1}, log),
+		Sched: schedule.New(db, sqsbatch.Gather(scheduler.SpreadingSender{Queue: fetchQ, Delay: time.Second}),
+			schedule.Policy{MaxDepth: -1, ReleaseOnAdmit: true}, log),
 		Status:       db,
 		Batch:        sqsbatch.Processor{Queue: "enqueue", DeadLetters: dlq, Log: log},
 		Metrics:      emf.New(io.Discard, "scheduler"),

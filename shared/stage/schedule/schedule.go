@@ -58,6 +58,15 @@ type Policy struct {
 	// candidate is a billed write, and out-of-scope links were most of
 	// the candidates on the documentation tree (docs/aws.md).
 	KillOutOfScope bool
+	// ReleaseOnAdmit sends a URL that an admission makes due now to
+	// fetch at once, written as queued rather than due: one write of its
+	// candidate instead of one to make it due and one to release it. The
+	// AWS home sets it: there the scheduler releases everything due
+	// after each batch of admissions anyway, and each of those writes
+	// moves the candidate in or out of the due index, a billed write of
+	// its own. The embedded home releases as fetch workers free up, so
+	// it leaves it off.
+	ReleaseOnAdmit bool
 }
 
 // Scheduler is the schedule stage.
@@ -102,8 +111,12 @@ func (s *Scheduler) Admit(ctx context.Context, ev crawl.EnqueueEvent) (Outcome, 
 		if err != nil || d.put == nil {
 			return d.out, err
 		}
+		task := s.releaseNow(d.put)
 		err = s.store.PutCandidate(ctx, *d.put)
 		out, again, err := s.wrote(ctx, d, err)
+		if err == nil && task != nil {
+			err = s.sendTasks(ctx, []crawl.FetchTask{*task})
+		}
 		if !again || attempt == 4 {
 			return out, err
 		}
@@ -129,6 +142,7 @@ func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn fun
 	errs := make([]error, len(evs))
 	decs := make([]decision, len(evs))
 	var puts []crawl.Candidate
+	var tasks []*crawl.FetchTask // each put's fetch task, when it is released now (ReleaseOnAdmit)
 	var putOf []int              // the event of each put
 	planned := map[string]bool{} // URLs with a put planned: a second event for one waits for the first
 	var again []int              // events admitted on their own once the puts are in
@@ -145,12 +159,14 @@ func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn fun
 			again = append(again, i)
 		default:
 			planned[d.put.URL] = true
+			tasks = append(tasks, s.releaseNow(d.put))
 			decs[i] = d
 			puts = append(puts, *d.put)
 			putOf = append(putOf, i)
 		}
 	}
 	if len(puts) > 0 {
+		var released []crawl.FetchTask
 		for j, err := range s.store.PutCandidates(ctx, puts) {
 			i := putOf[j]
 			out, retry, err := s.wrote(ctx, decs[i], err)
@@ -159,6 +175,12 @@ func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn fun
 				continue
 			}
 			outs[i], errs[i] = out, err
+			if err == nil && tasks[j] != nil {
+				released = append(released, *tasks[j])
+			}
+		}
+		if err := s.sendTasks(ctx, released); err != nil {
+			return err
 		}
 	}
 	slices.Sort(again)
@@ -538,6 +560,55 @@ func (s *Scheduler) Requeue(ctx context.Context, staleAfter time.Duration, limit
 	return s.release(ctx, stale)
 }
 
+// queue makes c a crawl released now: queued under a new crawl_uuid. It
+// returns the crawl's fetch task, with its site's settings.
+func (s *Scheduler) queue(c *crawl.Candidate, site *crawl.CompiledSite, now int64) crawl.FetchTask {
+	c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, uuid.NewString(), now
+	if c.CrawlType == 0 {
+		c.CrawlType = crawl.CrawlFirst
+	}
+	task := crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth}
+	if site != nil && site.ID == c.SiteID {
+		task.DelayMS, task.TimeoutMS, task.MaxBytes, task.MaxLinks = site.RequestDelay, site.HTTPTimeout, site.MaxResourceSize, site.MaxURLsFromPage
+		task.RecrawlMin = site.RecrawlPeriod
+	}
+	return task
+}
+
+// releaseNow, under ReleaseOnAdmit, makes a candidate an admission is
+// about to write as due now a released one instead (queue), and returns
+// its fetch task, to be sent once the write has succeeded; nil when it
+// stays as it is. If the send then fails, the candidate is queued
+// without a message, as after a failed release: Requeue releases it
+// again.
+func (s *Scheduler) releaseNow(c *crawl.Candidate) *crawl.FetchTask {
+	now := s.now().Unix()
+	if !s.policy.ReleaseOnAdmit || c.State != crawl.StateDue || c.DueAt > now {
+		return nil
+	}
+	t := s.queue(c, s.siteOf(c.URL), now)
+	return &t
+}
+
+// sendTasks sends fetch tasks, in one Send.
+func (s *Scheduler) sendTasks(ctx context.Context, tasks []crawl.FetchTask) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	bodies := make([][]byte, len(tasks))
+	for i, t := range tasks {
+		b, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Errorf("send fetch task of %s: %w", t.URL, err)
+		}
+		bodies[i] = b
+	}
+	if err := s.fetch.Send(ctx, bodies...); err != nil {
+		return fmt.Errorf("send %d fetch tasks: %w", len(bodies), err)
+	}
+	return nil
+}
+
 func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, error) {
 	now := s.now().Unix()
 	// The candidates are written together (PutCandidates): one commit in
@@ -564,18 +635,10 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 			}
 			continue
 		}
-		c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, uuid.NewString(), now
-		if c.CrawlType == 0 {
-			c.CrawlType = crawl.CrawlFirst
-		}
-		task := crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth}
-		if site != nil && site.ID == c.SiteID {
-			task.DelayMS, task.TimeoutMS, task.MaxBytes, task.MaxLinks = site.RequestDelay, site.HTTPTimeout, site.MaxResourceSize, site.MaxURLsFromPage
-			task.RecrawlMin = site.RecrawlPeriod
-		}
+		task := s.queue(&c, site, now)
 		put, tasks = append(put, c), append(tasks, task)
 	}
-	var bodies [][]byte
+	var sent []crawl.FetchTask
 	for i, err := range s.store.PutCandidates(ctx, put) {
 		switch {
 		case errors.Is(err, crawl.ErrConflict):
@@ -583,12 +646,7 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 		case err != nil:
 			errs = append(errs, fmt.Errorf("release %s: %w", put[i].URL, err))
 		default:
-			b, err := json.Marshal(tasks[i])
-			if err != nil {
-				errs = append(errs, fmt.Errorf("release %s: %w", put[i].URL, err))
-				continue
-			}
-			bodies = append(bodies, b)
+			sent = append(sent, tasks[i])
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -596,8 +654,8 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 		// releases them again.
 		return 0, err
 	}
-	if err := s.fetch.Send(ctx, bodies...); err != nil {
-		return 0, fmt.Errorf("send %d fetch tasks: %w", len(bodies), err)
+	if err := s.sendTasks(ctx, sent); err != nil {
+		return 0, err
 	}
-	return len(bodies), nil
+	return len(sent), nil
 }

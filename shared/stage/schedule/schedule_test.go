@@ -1007,3 +1007,78 @@ func TestReleaseLostSendIsRequeued(t *testing.T) {
 		t.Errorf("requeued tasks %+v; want %s with a crawl_uuid other than %s", tasks, home, lost.CrawlUUID)
 	}
 }
+
+// TestReleaseOnAdmit: under ReleaseOnAdmit a page's new links are written
+// once, as queued, and their fetch tasks go out in one Send; a link
+// already known and not due is left as it is, and a link admitted again
+// is deduped without a second task. A send that fails leaves the new
+// candidates queued, for Requeue.
+func TestReleaseOnAdmit(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	p := noLimit()
+	p.ReleaseOnAdmit = true
+	s, snd := newScheduler(t, db, p)
+	admitAll(t, s, seed(home))
+	if tasks := snd.tasks(t); len(tasks) != 1 || tasks[0].URL != home {
+		t.Fatalf("tasks after the seed: %+v, want the seed's", tasks)
+	}
+	// The seed crawled, due again in an hour: a link to it stays so.
+	setState(t, db, home, crawl.StateDue, testNow.Add(time.Hour).Unix())
+	page := crawl.EnqueueEvent{URLs: []string{"http://example.com/a", "http://example.com/b", home}, Parent: home, Hops: 1}
+	calls := snd.calls
+	if err := s.AdmitEach(ctx, page, nil); err != nil {
+		t.Fatal(err)
+	}
+	if snd.calls != calls+1 {
+		t.Errorf("%d sends for a page's links, want 1", snd.calls-calls)
+	}
+	tasks := snd.tasks(t)[1:]
+	if len(tasks) != 2 {
+		t.Fatalf("tasks for the page: %+v, want the two new links'", tasks)
+	}
+	for _, task := range tasks {
+		c := mustGet(t, db, task.URL)
+		if c.State != crawl.StateQueued || c.CrawlUUID != task.CrawlUUID || c.QueuedAt != testNow.Unix() || c.CrawlType != crawl.CrawlFirst {
+			t.Errorf("%s: %+v, want queued as %s", task.URL, c, task.CrawlUUID)
+		}
+		if c.Version != 1 {
+			t.Errorf("%s written %d times, want once", task.URL, c.Version)
+		}
+	}
+	if c := mustGet(t, db, home); c.State != crawl.StateDue {
+		t.Errorf("the known seed is %s, want due as it was", c.State)
+	}
+	if n, err := s.Release(ctx, 10); err != nil || n != 0 {
+		t.Errorf("Release = %d, %v: nothing is due, the links went out on admission", n, err)
+	}
+	// The same page again (a redelivery): deduped, no task.
+	if err := s.AdmitEach(ctx, page, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(snd.tasks(t)); n != 3 {
+		t.Errorf("%d tasks after the page was admitted twice, want 3", n)
+	}
+	// A send that fails: the error is the admission's, and the new link
+	// is queued without a message, which Requeue releases again.
+	snd.err = errors.New("queue unavailable")
+	if err := s.AdmitEach(ctx, link("http://example.com/c", 1), nil); err == nil {
+		t.Fatal("an admission whose tasks could not be sent succeeded")
+	}
+	snd.err = nil
+	lost := mustGet(t, db, "http://example.com/c")
+	if lost.State != crawl.StateQueued {
+		t.Fatalf("after a failed send: %s, want queued", lost.State)
+	}
+	before := len(snd.tasks(t))
+	if _, err := s.Requeue(ctx, 0, 10); err != nil {
+		t.Fatal(err)
+	}
+	requeued := false
+	for _, task := range snd.tasks(t)[before:] {
+		requeued = requeued || task.URL == lost.URL && task.CrawlUUID != lost.CrawlUUID
+	}
+	if !requeued {
+		t.Errorf("Requeue sent %+v; want a new crawl of %s", snd.tasks(t)[before:], lost.URL)
+	}
+}

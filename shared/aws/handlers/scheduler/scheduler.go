@@ -33,9 +33,13 @@ func New(ctx context.Context, e handlers.Env) (*Scheduler, error) {
 	if _, err := s.RegisterAgent(ctx, db, "scheduler"); err != nil {
 		return nil, err
 	}
-	fetchQ := SpreadingSender{Queue: sqsq.New(c.SQS, s.FetchQueue), Delay: s.Delay}
+	// The tasks that admissions release (ReleaseOnAdmit) go out once the
+	// batch is handled, in one spread for the whole batch
+	// (sqsbatch.Gather); a release outside a batch sends at once.
+	fetchQ := sqsbatch.Gather(SpreadingSender{Queue: sqsq.New(c.SQS, s.FetchQueue), Delay: s.Delay})
 	h := &Scheduler{
-		Sched:  schedule.New(db, fetchQ, schedule.Policy{MaxDepth: s.MaxDepth, KillOutOfScope: !s.RecordOutOfScope}, e.Log),
+		Sched: schedule.New(db, fetchQ, schedule.Policy{MaxDepth: s.MaxDepth, KillOutOfScope: !s.RecordOutOfScope,
+			ReleaseOnAdmit: true}, e.Log),
 		Status: db,
 		Batch: sqsbatch.Processor{Queue: "enqueue", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue),
 			Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.EnqueueQueue)}, Log: e.Log},
@@ -246,6 +250,15 @@ type DelayedSender interface {
 type SpreadingSender struct {
 	Queue DelayedSender
 	Delay time.Duration
+}
+
+// Check returns the error Send would return for a body the queue would
+// refuse (sqsbatch.Sender), when the queue can tell.
+func (s SpreadingSender) Check(bodies ...[]byte) error {
+	if c, ok := s.Queue.(interface{ Check(...[]byte) error }); ok {
+		return c.Check(bodies...)
+	}
+	return nil
 }
 
 // Send implements the scheduler's Sender.
