@@ -1,6 +1,8 @@
 package parse
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -571,6 +573,11 @@ func TestExtractIndexiness(t *testing.T) {
 func TestDetectLanguageSample(t *testing.T) {
 	fr := "Le gardien du phare allume la lampe chaque soir et surveille la mer jusqu'au matin. "
 	de := "Der Leuchtturmwärter zündet jeden Abend die Lampe an und bewacht das Meer bis zum Morgen. "
+	b, err := os.ReadFile(filepath.Join("testdata", "english-long.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	english := string(b)
 	for _, tc := range []struct {
 		name, text, want string
 	}{
@@ -578,6 +585,9 @@ func TestDetectLanguageSample(t *testing.T) {
 		{"long French", strings.Repeat(fr, 5000), "fr"},
 		{"long German, multi-byte letters at the cut", strings.Repeat(de, 5000), "de"},
 		{"French first, German past the sample", strings.Repeat(fr, 400) + strings.Repeat(de, 5000), "fr"},
+		// Varied English prose (the head of docs/design.md): read whole,
+		// past about 4 KiB, whatlanggo called it unreliable.
+		{"long varied English", english, "en"},
 	} {
 		if got := detectLanguage(tc.text); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
