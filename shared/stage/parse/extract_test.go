@@ -595,6 +595,40 @@ func TestDetectLanguageSample(t *testing.T) {
 	}
 }
 
+// TestPlainlyEnglish: the shortcut takes English prose, and leaves
+// short text, other languages in Latin letters, and text in a script
+// not split by spaces (whatever English its code holds) to the
+// detector, whose answer it never contradicts.
+func TestPlainlyEnglish(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "english-long.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	english := sample(string(b))
+	nl := "De vuurtorenwachter steekt elke avond de lamp aan en bewaakt de zee tot de ochtend, of het nu stormt of niet. Het was een lange nacht. "
+	ja := "灯台守は毎晩ランプを灯し、朝まで海を見守ります。嵐の夜も静かな夜も同じです。"
+	code := " for the file in the list of files with the name and the path of it "
+	for _, tc := range []struct {
+		name, text string
+		plain      bool
+		want       string
+	}{
+		{"English prose", english, true, "en"},
+		{"short English", "Read the file and print the lines of it, one by one.", false, ""},
+		{"French", strings.Repeat("Le gardien du phare allume la lampe chaque soir et surveille la mer jusqu'au matin. ", 20), false, "fr"},
+		{"German", strings.Repeat("Der Leuchtturmwärter zündet jeden Abend die Lampe an und bewacht das Meer bis zum Morgen. ", 20), false, "de"},
+		{"Dutch", strings.Repeat(nl, 10), false, ""}, // whatlanggo is unsure
+		{"Japanese with English code", strings.Repeat(strings.Repeat(ja, 4)+code, 3), true, "ja"},
+	} {
+		if got := plainlyEnglish(tc.text); got != tc.plain {
+			t.Errorf("%s: plainlyEnglish %v, want %v", tc.name, got, tc.plain)
+		}
+		if got := detectLanguage(tc.text); got != tc.want {
+			t.Errorf("%s: detectLanguage %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestSpaceRuns(t *testing.T) {
 	for s, want := range map[string]string{
 		"":                  "",
