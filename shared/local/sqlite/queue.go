@@ -49,15 +49,19 @@ func (d *DB) Send(ctx context.Context, queue string, bodies ...[]byte) error {
 	})
 }
 
-// Receive takes up to max visible messages from a queue, oldest first,
-// and hides them for the lease: one not deleted by then is received again.
+// Receive takes up to max visible messages from a queue, the first
+// visible first (then the oldest), and hides them for the lease: one not
+// deleted by then is received again. That order is the index's
+// (queue_message_visible), so a receive reads only the rows it takes;
+// in order of message_id it sorted every visible message of the queue,
+// each time.
 func (d *DB) Receive(ctx context.Context, queue string, max int, lease time.Duration) ([]Message, error) {
 	var out []Message
 	now := time.Now()
 	err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
 		out = out[:0]
 		rows, err := tx.QueryContext(ctx, `UPDATE queue_message SET visible_at_ms=?, receive_count=receive_count+1
-			WHERE message_id IN (SELECT message_id FROM queue_message WHERE queue=? AND visible_at_ms<=? ORDER BY message_id LIMIT ?)
+			WHERE message_id IN (SELECT message_id FROM queue_message WHERE queue=? AND visible_at_ms<=? ORDER BY visible_at_ms, message_id LIMIT ?)
 			RETURNING message_id, body, receive_count`, now.Add(lease).UnixMilli(), queue, now.UnixMilli(), max)
 		if err != nil {
 			return fmt.Errorf("receive from %s: %w", queue, err)
