@@ -443,8 +443,10 @@ func (r *runner) sender(q string) queueSender { return queueSender{r: r, q: q} }
 // unwoken. A send wakes a worker, a worker that took a full batch wakes
 // the next, and a retried message wakes its queue when it is due
 // (settle), so this only catches what none of them announces, such as
-// a lease that ran out. Every look is a write: at 100 ms, the idle
-// workers' looks were 41% of a crawl's receives.
+// a lease that ran out. A look is a read (DB.Waiting), and a receive,
+// which is a write, follows only when something waits: 1,211 of a
+// PostgreSQL-tree crawl's 2,945 receives were empty when workers
+// received to look.
 const idlePoll = time.Second
 
 // work takes messages from a queue until ctx is done: a handled message
@@ -453,6 +455,12 @@ const idlePoll = time.Second
 // that can never be handled.
 func (r *runner) work(ctx context.Context, w worker) {
 	for ctx.Err() == nil {
+		// A receive is a write; whether anything waits is a read, and
+		// a worker done with its batch mostly finds nothing.
+		if waiting, err := r.d.DB.Waiting(ctx, w.queue); err == nil && !waiting {
+			r.idle(ctx, w.queue)
+			continue
+		}
 		msgs, err := r.d.DB.Receive(ctx, w.queue, w.batch, r.lease)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -462,17 +470,15 @@ func (r *runner) work(ctx context.Context, w worker) {
 			continue
 		}
 		if len(msgs) == 0 {
-			select {
-			case <-ctx.Done():
-			case <-r.wake[w.queue]:
-			case <-time.After(idlePoll):
-			}
+			r.idle(ctx, w.queue)
 			continue
 		}
 		if len(msgs) == w.batch {
-			// There may be more: the next idle worker looks, and wakes
-			// the next in turn (a send wakes one worker).
-			r.notify(w.queue)
+			// A send wakes one worker: if more are waiting, the next
+			// idle worker takes them (and wakes the next in turn).
+			if more, err := r.d.DB.Waiting(ctx, w.queue); err == nil && more {
+				r.notify(w.queue)
+			}
 		}
 		handled := r.handleBatch(ctx, w, msgs)
 		// The handled messages of a batch go in one write: a message
@@ -482,6 +488,17 @@ func (r *runner) work(ctx context.Context, w worker) {
 			r.log.Error("deleting handled messages failed", "queue", w.queue, "err", err)
 		}
 		r.wakeDrive()
+	}
+}
+
+// idle waits until queue q is woken, idlePoll has passed, or ctx is done.
+func (r *runner) idle(ctx context.Context, q string) {
+	t := time.NewTimer(idlePoll)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-r.wake[q]:
+	case <-t.C:
 	}
 }
 

@@ -49,9 +49,9 @@ func (d *DB) Send(ctx context.Context, queue string, bodies ...[]byte) error {
 	})
 }
 
-// Receive takes up to max visible messages from a queue, the first
-// visible first (then the oldest), and hides them for the lease: one not
-// deleted by then is received again. That order is the index's
+// Receive takes up to max visible messages from a queue, those visible
+// first first (then the oldest), returns them oldest first, and hides
+// them for the lease: one not deleted by then is received again. That order is the index's
 // (queue_message_visible), so a receive reads only the rows it takes;
 // in order of message_id it sorted every visible message of the queue,
 // each time.
@@ -83,6 +83,17 @@ func (d *DB) Receive(ctx context.Context, queue string, max int, lease time.Dura
 	// RETURNING gives the rows in no set order: oldest first.
 	slices.SortFunc(out, func(a, b Message) int { return cmp.Compare(a.seq, b.seq) })
 	return out, nil
+}
+
+// Waiting reports whether a queue has a visible message, from a read
+// connection: the writer is not asked.
+func (d *DB) Waiting(ctx context.Context, queue string) (bool, error) {
+	var waiting bool
+	if err := d.queryRow(ctx, `SELECT EXISTS(SELECT 1 FROM queue_message WHERE queue=? AND visible_at_ms<=?)`,
+		queue, time.Now().UnixMilli()).Scan(&waiting); err != nil {
+		return false, fmt.Errorf("look at %s: %w", queue, err)
+	}
+	return waiting, nil
 }
 
 // Delete removes received messages: they have been handled.

@@ -240,3 +240,43 @@ func TestQueuePending(t *testing.T) {
 		})
 	}
 }
+
+// TestQueueWaiting: Waiting tells whether a receive would take a
+// message: one sent, not one hidden by a lease or a retry's delay, nor
+// one of another queue. A retried message is received after those that
+// were visible before it.
+func TestQueueWaiting(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	waiting := func(want bool, when string) {
+		t.Helper()
+		got, err := db.Waiting(ctx, "q")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("%s: Waiting = %v, want %v", when, got, want)
+		}
+	}
+	waiting(false, "empty")
+	send(t, db, "other", "o1")
+	waiting(false, "a message in another queue")
+	send(t, db, "q", "m1")
+	waiting(true, "after a send")
+	m1 := receive(t, db, "q", 1, time.Hour)
+	waiting(false, "all received")
+	if err := db.Retry(ctx, "q", m1[0].ID, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	waiting(false, "retried later")
+	send(t, db, "q", "m2")
+	time.Sleep(2 * time.Millisecond) // m1 visible again after m2
+	if err := db.Retry(ctx, "q", m1[0].ID, 0); err != nil {
+		t.Fatal(err)
+	}
+	waiting(true, "retried now")
+	first, second := bodiesOf(receive(t, db, "q", 1, time.Hour)), bodiesOf(receive(t, db, "q", 1, time.Hour))
+	if got := append(first, second...); !reflect.DeepEqual(got, []string{"m2", "m1"}) {
+		t.Errorf("received %v, want m2, then m1, visible again after it", got)
+	}
+}
