@@ -159,13 +159,15 @@ bench-scale: bench-build
 bench-bodies:
 	bench/bodies.sh
 
-## eval: search quality on two documentation trees: the judged queries
+## eval: search quality on four documentation trees: the judged queries
 ## of bench/eval/queries.tsv (python3.11-doc, the tree ranking was tuned
-## on) and bench/eval/sphinx-queries.tsv (sphinx-doc, a check that it was
-## not tuned to one site) through crawler search: P@1, P@3, MRR and the
-## headline fill rate (bench/eval; crawls each tree into
-## .local-bench/eval-data[-sphinx] once: remove them after a change to
-## extraction). EVAL_FLAGS=-v prints each query's top 3.
+## on), and, as checks that it was not tuned to one site,
+## bench/eval/sphinx-queries.tsv (sphinx-doc), pg-queries.tsv
+## (postgresql-doc-15) and flask-queries.tsv (python-flask-doc), through
+## crawler search: P@1, P@3, MRR and the headline fill rate (bench/eval;
+## crawls each tree into .local-bench/eval-data[-sphinx|-pg|-flask] once:
+## remove them after a change to extraction). EVAL_FLAGS=-v prints each
+## query's top 3.
 .PHONY: eval
 eval: bench-build
 	@vars=$$(bench/inputs.sh) && eval "$$vars" && \
@@ -173,7 +175,13 @@ eval: bench-build
 	$(GO) run ./bench/eval -root "$$DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data} $(EVAL_FLAGS) && \
 	echo "sphinx-doc:" && \
 	$(GO) run ./bench/eval -root "$$SPHINX_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-sphinx \
-		-queries bench/eval/sphinx-queries.tsv $(EVAL_FLAGS)
+		-queries bench/eval/sphinx-queries.tsv $(EVAL_FLAGS) && \
+	echo "postgresql-doc-15:" && \
+	$(GO) run ./bench/eval -root "$$PG_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-pg \
+		-queries bench/eval/pg-queries.tsv $(EVAL_FLAGS) && \
+	echo "python-flask-doc:" && \
+	$(GO) run ./bench/eval -root "$$FLASK_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-flask \
+		-queries bench/eval/flask-queries.tsv $(EVAL_FLAGS)
 
 ## bench-recrawl: the adaptive recrawl policy (seed 001 MRate) against a
 ## fixed period with the same fetches, on a simulated site of 10,000

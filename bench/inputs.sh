@@ -7,6 +7,11 @@
 #                   files are symlinks to
 #   sphinx-doc      Sphinx's documentation (137 HTML pages): make eval's
 #                   second tree, so that search is not tuned to one site
+#   postgresql-doc-15  PostgreSQL's manual (1,169 short HTML pages, DocBook,
+#                   no <html lang>): a tree of another generator, for the
+#                   crawl (per-page costs) and for make eval
+#   python-flask-doc   Flask's documentation (75 HTML pages): make eval's
+#                   fourth tree
 #   wget2           the reference crawler, with libwget0 and whichever of
 #                   their declared libraries the machine lacks
 #
@@ -16,7 +21,8 @@
 # .local-bench/debs as the cache. As root with empty package lists it
 # runs `apt-get update` first; without root it asks you to.
 #
-# Prints the paths as shell assignments (DOC_ROOT=..., SPHINX_DOC_ROOT=..., WGET2=...,
+# Prints the paths as shell assignments (DOC_ROOT=..., SPHINX_DOC_ROOT=...,
+# PG_DOC_ROOT=..., FLASK_DOC_ROOT=..., WGET2=...,
 # WGET2_LD_LIBRARY_PATH=...) for bench/run.sh to eval.
 set -euo pipefail
 
@@ -26,20 +32,23 @@ root=$dir/root
 debs=$dir/debs
 doc=$root/usr/share/doc/python3.11/html
 sphinxdoc=$root/usr/share/doc/sphinx-doc/html
+pgdoc=$root/usr/share/doc/postgresql-doc-15/html
+flaskdoc=$root/usr/share/doc/python-flask-doc/html
 wget2=$root/usr/bin/wget2
 libpath=$root/usr/lib:$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu
 
 say() { echo "bench/inputs: $*" >&2; }
 
 ready() {
-	[ -f "$doc/index.html" ] && [ -f "$sphinxdoc/index.html" ] && [ -x "$wget2" ] &&
+	[ -f "$doc/index.html" ] && [ -f "$sphinxdoc/index.html" ] && [ -f "$pgdoc/index.html" ] &&
+		[ -f "$flaskdoc/index.html" ] && [ -x "$wget2" ] &&
 		LD_LIBRARY_PATH=$libpath "$wget2" --version >/dev/null 2>&1
 }
 
 if ! ready; then
 	command -v apt-get >/dev/null || { say "needs apt-get (Debian or Ubuntu)"; exit 1; }
 	mkdir -p "$debs" "$root"
-	pkgs=(python3.11-doc sphinx-doc libjs-jquery libjs-underscore wget2 libwget0)
+	pkgs=(python3.11-doc sphinx-doc postgresql-doc-15 python-flask-doc libjs-jquery libjs-underscore wget2 libwget0)
 	# wget2's and libwget0's declared libraries, where the machine lacks them.
 	for p in libgpgme11 libassuan0 libgpg-error0 libpcre2-8-0 libgnutls30 libpsl5 libidn2-0 \
 		libnghttp2-14 libbrotli1 zlib1g liblzma5 libbz2-1.0; do
@@ -77,6 +86,8 @@ fi
 
 echo "DOC_ROOT=$doc"
 echo "SPHINX_DOC_ROOT=$sphinxdoc"
+echo "PG_DOC_ROOT=$pgdoc"
+echo "FLASK_DOC_ROOT=$flaskdoc"
 echo "WGET2=$wget2"
 echo "WGET2_LD_LIBRARY_PATH=$libpath"
 echo "DOC_VERSION=$(basename "$(ls "$debs"/python3.11-doc_*.deb)" .deb | sed 's/^python3.11-doc_//; s/_all$//')"
