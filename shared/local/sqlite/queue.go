@@ -51,10 +51,10 @@ func (d *DB) Send(ctx context.Context, queue string, bodies ...[]byte) error {
 
 // Receive takes up to max visible messages from a queue, those visible
 // first first (then the oldest), returns them oldest first, and hides
-// them for the lease: one not deleted by then is received again. That order is the index's
-// (queue_message_visible), so a receive reads only the rows it takes;
-// in order of message_id it sorted every visible message of the queue,
-// each time.
+// them for the lease: one not deleted by then is received again. That
+// order is the index's (queue_message_visible), so a receive reads only
+// the rows it takes; in order of message_id it sorted every visible
+// message of the queue, each time.
 func (d *DB) Receive(ctx context.Context, queue string, max int, lease time.Duration) ([]Message, error) {
 	var out []Message
 	now := time.Now()
