@@ -59,9 +59,16 @@ func TestExtractBlocks(t *testing.T) {
 		},
 		{
 			name: "a heading over nothing but chrome is chrome, and not the headline",
-			html: `<title>Lamps</title><div class="sidebar"><h3>Related pages</h3><ul><li><a href="/a">Oil lamps</a></li>
+			html: `<title>Lamps</title><div><h3>Related pages</h3><ul><li><a href="/a">Oil lamps</a></li>
 				<li><a href="/b">Gas lamps</a></li></ul></div><div><p>The lamp burns oil.</p></div>`,
 			want:     crawl.TextPile{Text: "The lamp burns oil.", SecondaryText: "Oil lamps\nGas lamps\nRelated pages"},
+			headline: "Lamps",
+		},
+		{
+			name: "a block named chrome is chrome from its start, in order",
+			html: `<title>Lamps</title><div class="sidebar"><h3>Related pages</h3><ul><li><a href="/a">Oil lamps</a></li>
+				<li><a href="/b">Gas lamps</a></li></ul></div><div><p>The lamp burns oil.</p></div>`,
+			want:     crawl.TextPile{Text: "The lamp burns oil.", SecondaryText: "Related pages\nOil lamps\nGas lamps"},
 			headline: "Lamps",
 		},
 		{
@@ -101,6 +108,37 @@ func TestExtractBlocks(t *testing.T) {
 			name: "a paragraph of links is chrome",
 			html: `<p><a href="/a">Lamps</a> | <a href="/b">Wicks</a></p><p>Body text of the page.</p>`,
 			want: crawl.TextPile{Text: "Body text of the page.", SecondaryText: "Lamps | Wicks"},
+		},
+		{
+			name: "DocBook's navigation tables, named, are chrome though their titles are not links",
+			html: `<div class="navheader"><table><tr><th>2.1. Lamps</th></tr><tr><td><a href="p.html">Prev</a></td>
+				<th>Chapter 2. Light</th><td><a href="n.html">Next</a></td></tr></table></div>
+				<div class="sect1"><h2>2.1. Lamps</h2><p>The lamp burns oil.</p></div>
+				<div class="navfooter"><table><tr><td><a href="p.html">Prev</a></td><td>2.0. Candles</td></tr></table></div>`,
+			want: crawl.TextPile{Text: "The lamp burns oil.", SecondaryText: "2.1. Lamps\nPrev\nChapter 2. Light\nNext\nPrev\n2.0. Candles",
+				BigHeadlines: "2.1. Lamps"},
+		},
+		{
+			name: "footers, sidebars and breadcrumbs named by class or id",
+			html: `<div id="breadcrumbs">Home › Lamps</div><p>The lamp burns oil.</p><div class="site-footer">© Lamp makers</div>
+				<ul class="sidebar-links"><li>Oil</li></ul>`,
+			want: crawl.TextPile{Text: "The lamp burns oil.", SecondaryText: "Home › Lamps\n© Lamp makers\nOil"},
+		},
+		{
+			name: "a named wrapper around the page's h1 is not chrome",
+			html: `<div class="has-sidebar"><h1>Lamps</h1><p>The lamp burns oil.</p></div>`,
+			want: crawl.TextPile{Text: "The lamp burns oil.", BigHeadlines: "Lamps"},
+		},
+		{
+			name: "a named wrapper around the main landmark is not chrome",
+			html: `<div class="nav-open"><main><p>Trim the wick.</p></main></div>`,
+			want: crawl.TextPile{Text: "Trim the wick."},
+		},
+		{
+			name: "names are whole words, on blocks: a menu path and a header stay",
+			html: `<p>Choose <span class="menu">File › Open</span>.</p><div class="entry-header"><h2>Oil</h2></div>
+				<div class="navigable">Pick a wick.</div>`,
+			want: crawl.TextPile{Text: "Choose File › Open.\nPick a wick.", BigHeadlines: "Oil"},
 		},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -105,6 +106,7 @@ type extractor struct {
 	jsonLD    []string
 	canonical string
 	words     int
+	holders   map[*html.Node]bool // the elements that hold an h1, main landmark or article, see holdsContent
 }
 
 type h1 struct {
@@ -302,6 +304,9 @@ func (e *extractor) element(n *html.Node, st state) state {
 		if st.link != nil { // an image link is named by its alt text
 			st.link.text.WriteString(" " + attr(n, "alt") + " ")
 		}
+	}
+	if !st.secondary && e.chromeName(n) {
+		st.secondary = true
 	}
 	// ARIA landmark roles mark the same regions on any element (a
 	// <div role="navigation">): they count as the element would.
@@ -868,4 +873,83 @@ func normalizeCode(s string) string {
 		out = append(out, l)
 	}
 	return strings.Join(out, "\n")
+}
+
+// chromeWords are the class and id words that name page chrome:
+// navigation bars and blocks (DocBook's HTML has "navheader" and
+// "navfooter" tables above and below every page), menus, breadcrumbs,
+// footers, sidebars and pagers. Readability and trafilatura read such
+// names too. Whole words only: Sphinx's "menuselection" is a menu path
+// in the text. "header" is not among them: a blog's "entry-header"
+// holds its article's title.
+var chromeWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`nav navbar navigation navheader navfooter navlinks navmenu menu menubar
+		breadcrumb breadcrumbs footer sidebar pagination pager`) {
+		chromeWords[w] = true
+	}
+}
+
+// chromeNamed are the elements a class or id can name as chrome:
+// blocks, not the page's body or its inline text.
+var chromeNamed = map[atom.Atom]bool{atom.Div: true, atom.Section: true, atom.Ul: true, atom.Ol: true, atom.Table: true}
+
+// chromeName reports whether n is a block whose class or id names page
+// chrome (one of its words, split at anything but letters and digits,
+// is a chromeWords entry) and that holds no h1, main landmark or
+// article: a wrapper named "has-sidebar" around the page's content is
+// not chrome.
+func (e *extractor) chromeName(n *html.Node) bool {
+	if !chromeNamed[n.DataAtom] {
+		return false
+	}
+	for _, key := range []string{"class", "id"} {
+		v, _ := attrOK(n, key)
+		for w := range strings.FieldsFuncSeq(v, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if chromeWords[strings.ToLower(w)] {
+				return !e.holdsContent(n)
+			}
+		}
+	}
+	return false
+}
+
+// holdsContent reports whether n holds an h1, a main landmark or an
+// article. The holders are found once a page, on the first question, in
+// one pass over the document, each content element marking its
+// ancestors: asking for every named block of a page of nested ones
+// costs no more.
+func (e *extractor) holdsContent(n *html.Node) bool {
+	if e.holders == nil {
+		e.holders = map[*html.Node]bool{}
+		root := n
+		for root.Parent != nil {
+			root = root.Parent
+		}
+		for stack := []*html.Node{root}; len(stack) > 0; {
+			c := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if c.Type == html.ElementNode && c != root && holdsItself(c) {
+				for p := c.Parent; p != nil && !e.holders[p]; p = p.Parent {
+					e.holders[p] = true
+				}
+			}
+			for k := c.FirstChild; k != nil; k = k.NextSibling {
+				stack = append(stack, k)
+			}
+		}
+	}
+	return e.holders[n]
+}
+
+// holdsItself reports whether element n is an h1, a main landmark or an
+// article.
+func holdsItself(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.H1, atom.Main, atom.Article:
+		return true
+	}
+	r, ok := attrOK(n, "role")
+	return ok && strings.EqualFold(strings.TrimSpace(r), "main")
 }
