@@ -26,7 +26,7 @@ const (
 // itself unreliable. Run over the text piles of two documentation
 // trees, it gave no language for 233 of Python's 526 and 173 of
 // PostgreSQL's 1,169 at 16 KiB, and for 31 and 11 at 2 KiB (BENCHMARKS.md,
-// "Language detection"). It is also the detector's cost: 2.8 ms a page
+// "A tree of short pages"). It is also the detector's cost: 2.8 ms a page
 // at 16 KiB, a third of the crawl's CPU on a tree of short pages with
 // no <html lang>; 1.7 ms at 2 KiB.
 const detectSample = 2 << 10
@@ -133,7 +133,7 @@ const (
 // PostgreSQL, and the Apache HTTP Server manual in eleven languages;
 // 4,563 pages) it said English for 3,684: whatlanggo called 3,683 of
 // them English and was unsure of the other, and saw another language in
-// none (BENCHMARKS.md, "Language detection"). Text with Han, kana or
+// none (BENCHMARKS.md, "A tree of short pages"). Text with Han, kana or
 // Hangul in it is never taken here (detectLanguage): those are not split
 // into words by spaces, so the English words of its code would be most
 // of its words.
