@@ -1,7 +1,8 @@
 // Package corpus gives the Go benchmarks real pages to work on: the demo
-// site's, always there, and the Python 3.11 documentation's (Debian's
-// python3.11-doc, unpacked by bench/inputs.sh), which benchmarks skip
-// when it is absent.
+// site's, always there, and the Python 3.11 documentation's and the
+// PostgreSQL manual's (Debian's python3.11-doc and postgresql-doc-15,
+// unpacked by bench/inputs.sh), which benchmarks skip when they are
+// absent.
 package corpus
 
 import (
@@ -28,18 +29,44 @@ const DocRootEnv = "BENCH_DOC_ROOT"
 // the repository's root.
 const docTree = ".local-bench/root/usr/share/doc/python3.11/html"
 
+// PGDocRootEnv and pgDocTree are the same for the PostgreSQL manual.
+const (
+	PGDocRootEnv = "PG_DOC_ROOT"
+	pgDocTree    = ".local-bench/root/usr/share/doc/postgresql-doc-15/html"
+)
+
 // PythonDocs returns the HTML pages of the Python 3.11 documentation, or
 // skips tb when they are not unpacked.
 func PythonDocs(tb testing.TB) []Page {
 	tb.Helper()
-	root := os.Getenv(DocRootEnv)
+	return unpacked(tb, "python3.11-doc", DocRootEnv, docTree)
+}
+
+// PostgresDocs returns the HTML pages of the PostgreSQL 15 manual, or
+// skips tb when they are not unpacked.
+func PostgresDocs(tb testing.TB) []Page {
+	tb.Helper()
+	return unpacked(tb, "postgresql-doc-15", PGDocRootEnv, pgDocTree)
+}
+
+// Dir returns the HTML pages under root.
+func Dir(tb testing.TB, root string) []Page {
+	tb.Helper()
+	return load(tb, root)
+}
+
+// unpacked returns the pages of a tree bench/inputs.sh unpacks: at the
+// directory env names, else at tree under the repository's root.
+func unpacked(tb testing.TB, name, env, tree string) []Page {
+	tb.Helper()
+	root := os.Getenv(env)
 	if root == "" {
 		if repo, ok := repoRoot(); ok {
-			root = filepath.Join(repo, docTree)
+			root = filepath.Join(repo, tree)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(root, "index.html")); root == "" || err != nil {
-		tb.Skipf("python3.11-doc not unpacked (run bench/inputs.sh, or set %s)", DocRootEnv)
+		tb.Skipf("%s not unpacked (run bench/inputs.sh, or set %s)", name, env)
 	}
 	return load(tb, root)
 }

@@ -83,15 +83,7 @@ func sample(text string) string {
 // sure, or the language has no two-letter code.
 func detectLanguage(text string) string {
 	text = sample(text)
-	letters, wide := 0, 0
-	for _, r := range text {
-		switch {
-		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
-			wide++
-		case unicode.IsLetter(r):
-			letters++
-		}
-	}
+	letters, wide := letterCounts(text)
 	if letters < minDetectLetters && wide < minDetectWide {
 		return ""
 	}
@@ -103,6 +95,20 @@ func detectLanguage(text string) string {
 		return ""
 	}
 	return languageTag(info.Lang.Iso6391())
+}
+
+// letterCounts counts text's Han, kana and Hangul characters (wide) and
+// its other letters.
+func letterCounts(text string) (letters, wide int) {
+	for _, r := range text {
+		switch {
+		case unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul):
+			wide++
+		case unicode.IsLetter(r):
+			letters++
+		}
+	}
+	return letters, wide
 }
 
 // englishWords are common English words that other languages written in
