@@ -23,12 +23,12 @@ const (
 // every distinct trigram of what it reads against profiles of 300, and
 // scores against a fixed maximum distance (300 x 300), so past a few
 // KiB of varied text its confidence turns negative and it reports
-// itself unreliable. Run over the text piles of two documentation
-// trees, it gave no language for 233 of Python's 526 and 173 of
-// PostgreSQL's 1,169 at 16 KiB, and for 31 and 11 at 2 KiB (BENCHMARKS.md,
-// "A tree of short pages"). It is also the detector's cost: 2.8 ms a page
-// at 16 KiB, a third of the crawl's CPU on a tree of short pages with
-// no <html lang>; 1.7 ms at 2 KiB.
+// itself unreliable. Over the pages of two documentation trees
+// (BenchmarkDetectLanguage) it gave no language for 233 of Python's 530
+// and 173 of PostgreSQL's 1,169 at 16 KiB, and for 31 and 18 at 2 KiB.
+// It was also the detector's cost: 2.85 ms a page at 16 KiB on
+// PostgreSQL's pages, a third of that crawl's CPU (BENCHMARKS.md, "A
+// tree of short pages").
 const detectSample = 2 << 10
 
 // language returns the page's primary language subtag: from <html lang>
@@ -132,17 +132,17 @@ const (
 
 // plainlyEnglish reports whether text is English beyond doubt, by its
 // share of common English words. It is written here, not taken from a
-// library, because whatlanggo takes 1.7 ms a page, a fifth of the
-// crawl's CPU on a tree of short pages with no <html lang>, and this
-// takes 0.03 ms. It is only a shortcut to the answer whatlanggo gives.
-// Over the samples of five documentation trees (Python, Sphinx, Flask,
-// PostgreSQL, and the Apache HTTP Server manual in eleven languages;
-// 4,563 pages) it said English for 3,684: whatlanggo called 3,683 of
-// them English and was unsure of the other, and saw another language in
-// none (BENCHMARKS.md, "A tree of short pages"). Text with Han, kana or
-// Hangul in it is never taken here (detectLanguage): those are not split
-// into words by spaces, so the English words of its code would be most
-// of its words.
+// library, because whatlanggo takes about 2 ms a page, most of the
+// detection's cost on a tree of short pages with no <html lang>, and
+// this takes a few hundredths of that. It is only a shortcut to the
+// answer whatlanggo gives: over the pages of the Python and PostgreSQL
+// documentation and of the Apache HTTP Server manual in eleven languages
+// (4,384 pages; BenchmarkDetectLanguage with CRAWLER_LANG_TREES) it took
+// 3,538, and whatlanggo called every one of them English with
+// confidence (BENCHMARKS.md, "A tree of short pages"). Text with Han,
+// kana or Hangul in it is never taken here (detectLanguage): those are
+// not split into words by spaces, so the English words of its code
+// would be most of its words.
 func plainlyEnglish(text string) bool {
 	words, common := 0, 0
 	for w := range strings.FieldsFuncSeq(text, func(r rune) bool { return !unicode.IsLetter(r) }) {
