@@ -67,12 +67,21 @@ func page(i int) Exchange {
 
 // keepAll runs n handlers between Enter and Leave, each keeping one page
 // (or none, for those in skip), and returns their keys.
+// enterAll enters n handlers before any of them starts: were each to
+// enter in its own loop turn, the first could keep its record while it
+// was the only one in, and the file would be written without the rest.
+func enterAll(p *Packer, n int) {
+	for range n {
+		p.Enter()
+	}
+}
+
 func keepAll(t *testing.T, p *Packer, n int, skip map[int]bool) []string {
 	t.Helper()
 	keys := make([]string, n)
 	var wg sync.WaitGroup
+	enterAll(p, n)
 	for i := range n {
-		p.Enter()
 		wg.Go(func() {
 			defer p.Leave()
 			if skip[i] {
@@ -151,8 +160,8 @@ func TestPackerFailure(t *testing.T) {
 	p := NewPacker(objs, PackConfig{Prefix: "warc/"})
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
+	enterAll(p, len(errs))
 	for i := range errs {
-		p.Enter()
 		wg.Go(func() {
 			defer p.Leave()
 			_, errs[i] = p.Keep(context.Background(), page(i))
@@ -220,8 +229,8 @@ func TestPackerResources(t *testing.T) {
 	data := []byte(`{"text":"lamps and lighthouses"}`)
 	keys := make([]string, 3)
 	var wg sync.WaitGroup
+	enterAll(p, len(keys))
 	for i := range keys {
-		p.Enter()
 		wg.Go(func() {
 			defer p.Leave()
 			var err error
@@ -261,8 +270,8 @@ func TestPackerKeepResources(t *testing.T) {
 	const handlers = 3
 	keys := make([][]string, handlers)
 	var wg sync.WaitGroup
+	enterAll(p, handlers)
 	for i := range handlers {
-		p.Enter()
 		wg.Go(func() {
 			defer p.Leave()
 			var err error
