@@ -44,7 +44,21 @@ func Near(a, b uint64) bool { return bits.OnesCount64(a^b) <= NearDistance }
 // goes (no word is copied): it runs on every page summarized.
 func (p TextPile) SimHash() (h uint64, ok bool) {
 	var ones [64]int32 // per bit: the features that have it set
-	var w [3]uint64    // the last three words' hashes
+	// The features' bits are counted eight at a time: lanes[k] holds
+	// the counts of bits 8k to 8k+7, one byte each (spreadBits), and
+	// goes into ones before a byte can overflow. Counting bit by bit
+	// was most of SimHash's time.
+	var lanes [8]uint64
+	inLanes := 0
+	flush := func() {
+		for k, l := range lanes {
+			for j := range 8 {
+				ones[8*k+j] += int32(l >> (8 * j) & 0xff)
+			}
+		}
+		lanes, inLanes = [8]uint64{}, 0
+	}
+	var w [3]uint64 // the last three words' hashes
 	words, features := 0, int32(0)
 	var buf [utf8.UTFMax]byte // a character, lower-cased
 	add := func(word uint64) {
@@ -53,8 +67,11 @@ func (p TextPile) SimHash() (h uint64, ok bool) {
 			return
 		}
 		f := shingleHash(w)
-		for i := range ones {
-			ones[i] += int32(f >> i & 1)
+		for k := range lanes {
+			lanes[k] += spreadBits[byte(f>>(8*k))]
+		}
+		if inLanes++; inLanes == 255 {
+			flush()
 		}
 		features++
 	}
@@ -62,35 +79,36 @@ func (p TextPile) SimHash() (h uint64, ok bool) {
 		const offset, prime = 14695981039346656037, 1099511628211
 		word, in := uint64(offset), false
 		for i := 0; i < len(field); {
+			// A letter or digit goes into the word's hash, lower-cased;
+			// anything else ends the word. ASCII is taken a byte at a
+			// time, without decoding.
 			c := field[i]
-			var lower []byte
-			size := 1
 			switch {
 			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
-				buf[0] = c
-				lower = buf[:1]
+				word, in = (word^uint64(c))*prime, true
+				i++
+				continue
 			case 'A' <= c && c <= 'Z':
-				buf[0] = c + 'a' - 'A'
-				lower = buf[:1]
+				word, in = (word^uint64(c+'a'-'A'))*prime, true
+				i++
+				continue
 			case c >= utf8.RuneSelf:
 				r, n := utf8.DecodeRuneInString(field[i:])
-				size = n
+				i += n
 				if unicode.IsLetter(r) || unicode.IsDigit(r) {
-					lower = buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))]
+					for _, b := range buf[:utf8.EncodeRune(buf[:], unicode.ToLower(r))] {
+						word = (word ^ uint64(b)) * prime
+					}
+					in = true
+					continue
 				}
+			default:
+				i++
 			}
-			i += size
-			if lower == nil {
-				if in {
-					add(word)
-					word, in = offset, false
-				}
-				continue
+			if in {
+				add(word)
+				word, in = offset, false
 			}
-			for _, b := range lower {
-				word = (word ^ uint64(b)) * prime
-			}
-			in = true
 		}
 		if in {
 			add(word)
@@ -99,6 +117,7 @@ func (p TextPile) SimHash() (h uint64, ok bool) {
 	if words < MinSimHashWords {
 		return 0, false
 	}
+	flush()
 	for i, n := range ones {
 		if 2*n > features { // more features with the bit set than without
 			h |= 1 << i
@@ -106,6 +125,17 @@ func (p TextPile) SimHash() (h uint64, ok bool) {
 	}
 	return h, true
 }
+
+// spreadBits[b] has bit j of b in byte j, as 0 or 1: added up, each
+// byte counts how many of the bytes added had that bit set.
+var spreadBits = func() (t [256]uint64) {
+	for b := range t {
+		for j := range 8 {
+			t[b] |= uint64(b>>j&1) << (8 * j)
+		}
+	}
+	return t
+}()
 
 // shingleHash mixes three words' FNV-1a hashes, each rotated by its
 // place, with a SplitMix64 finalizer, so that every output bit depends

@@ -120,6 +120,27 @@ func TestSimHashFixed(t *testing.T) {
 	}
 }
 
+// TestSimHashFixedLong pins fingerprints of texts long enough that the
+// bit counts go through their byte lanes several times (255 features
+// each), some with letters outside ASCII: the values are those of
+// counting bit by bit, as SimHash once did.
+func TestSimHashFixedLong(t *testing.T) {
+	for _, tt := range []struct {
+		p    TextPile
+		want string
+	}{
+		{TextPile{Text: prose(2, 256)}, "5d00faa3822e5810"},
+		{TextPile{Text: prose(3, 1000), BigHeadlines: "Überschrift und Straße"}, "3d525fae9b91d349"},
+		{TextPile{Text: prose(4, 5000), CodeText: prose(5, 777)}, "7686bcd8cc80134c"},
+		{TextPile{Text: strings.Repeat("ελληνικά κείμενα και λέξεις ", 300)}, "482c1015df443134"},
+	} {
+		h, ok := tt.p.SimHash()
+		if got := fmt.Sprintf("%016x", h); !ok || got != tt.want {
+			t.Errorf("SimHash of %.30q... = %s (%v), want %s", tt.p.Text, got, ok, tt.want)
+		}
+	}
+}
+
 func TestSimHashBandsFindEveryNearPair(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 10000 {
