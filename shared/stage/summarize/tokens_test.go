@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
@@ -41,5 +43,44 @@ func TestTokens(t *testing.T) {
 				t.Errorf("Tokens = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// tokensPlain is Tokens written the plain way: split into words, then
+// lower-case and normalize each. Tokens must count the same for any text.
+func tokensPlain(p crawl.TextPile) map[string]int {
+	out := map[string]int{}
+	for _, f := range []string{p.Text, p.SecondaryText, p.BigHeadlines, p.SmallHeadlines, p.CodeText, p.QuoteText} {
+		for _, w := range strings.FieldsFunc(f, isSeparator) {
+			w = norm.NFC.String(strings.ToLower(w))
+			if len(w) >= 2 && len(w) <= 64 {
+				out[w]++
+			}
+		}
+	}
+	return out
+}
+
+// FuzzTokens: Tokens, which reads every page's text, counts what the
+// plain computation counts on any input, valid UTF-8 or not.
+func FuzzTokens(f *testing.F) {
+	f.Add("The lamp. THE Lamp, the lamp!", "home", "x := Lamp_on(2024)")
+	f.Add("Café CRÈME über Straße cafe\u0301", "नमस्ते दुनिया", "灯台の案内。灯台")
+	f.Add("a\xffb\xc3 ÀB\u0300C İstanbul ǅ", "K\u212a", strings.Repeat("x", 70))
+	f.Fuzz(func(t *testing.T, text, secondary, code string) {
+		p := crawl.TextPile{Text: text, SecondaryText: secondary, CodeText: code}
+		if got, want := Tokens(p), tokensPlain(p); !reflect.DeepEqual(got, want) {
+			t.Errorf("Tokens = %v; the plain computation gives %v", got, want)
+		}
+	})
+}
+
+// BenchmarkTokens: a long reference page, most of it ASCII prose.
+func BenchmarkTokens(b *testing.B) {
+	para := "The Lamp keeper's log, 2024: every lighthouse (and its Fresnel lens) is checked; café crème at dawn. "
+	p := crawl.TextPile{Text: strings.Repeat(para, 600), BigHeadlines: "Lighthouses and Lamps", CodeText: strings.Repeat("lamp.on(x_1) ", 200)}
+	b.SetBytes(int64(len(p.Text) + len(p.CodeText)))
+	for b.Loop() {
+		Tokens(p)
 	}
 }
