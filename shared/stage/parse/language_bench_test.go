@@ -24,18 +24,13 @@ const LangTreesEnv = "CRAWLER_LANG_TREES"
 // (shortcut-not-en/op), the shortcut's disagreements (BENCHMARKS.md,
 // "A tree of short pages").
 func BenchmarkDetectLanguage(b *testing.B) {
-	trees := []struct {
+	type tree struct {
 		name  string
 		pages func(testing.TB) []corpus.Page
-	}{
-		{"python-docs", corpus.PythonDocs},
-		{"postgresql-docs", corpus.PostgresDocs},
 	}
+	trees := []tree{{"python-docs", corpus.PythonDocs}, {"postgresql-docs", corpus.PostgresDocs}}
 	for _, dir := range filepath.SplitList(os.Getenv(LangTreesEnv)) {
-		trees = append(trees, struct {
-			name  string
-			pages func(testing.TB) []corpus.Page
-		}{filepath.Base(dir), func(tb testing.TB) []corpus.Page { return corpus.Dir(tb, dir) }})
+		trees = append(trees, tree{filepath.Base(dir), func(tb testing.TB) []corpus.Page { return corpus.Dir(tb, dir) }})
 	}
 	for _, tree := range trees {
 		b.Run(tree.name, func(b *testing.B) {
