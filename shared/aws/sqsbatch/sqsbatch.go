@@ -65,6 +65,19 @@ type Processor struct {
 	// OnOutcome, if set, is called once per record with what happened:
 	// "ok", "deferred", "retry" or "dead-letter".
 	OnOutcome func(outcome string)
+	// Members, if set, is told of each record before its handler starts
+	// (Enter) and after it ends (Leave), and of every record a first
+	// round of handlers will take before any of them starts. A
+	// warc.Packer then writes the bodies of a batch's records in one
+	// file: a handler that entered from its own goroutine could find its
+	// body ready before its peers had entered, and have it written alone.
+	Members Members
+}
+
+// Members is told which records are being handled (warc.Packer).
+type Members interface {
+	Enter()
+	Leave()
 }
 
 // DefaultRetry is the functions' retry policy: a try every 2, 4, 8 and
@@ -83,11 +96,25 @@ func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQS
 	box := &outbox{}
 	handled := map[string]bool{} // records handled and to be deleted
 	var wg sync.WaitGroup
-	for _, r := range ev.Records {
+	// The records the first handlers take are entered before any starts;
+	// a later one is entered as it takes the slot of one that has left.
+	first := min(len(ev.Records), n)
+	if p.Members != nil {
+		for range first {
+			p.Members.Enter()
+		}
+	}
+	for i, r := range ev.Records {
 		sem <- struct{}{}
+		if p.Members != nil && i >= first {
+			p.Members.Enter()
+		}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
+			if p.Members != nil {
+				defer p.Members.Leave()
+			}
 			o := p.one(withOutbox(ctx, box, r.MessageId), r)
 			mu.Lock()
 			defer mu.Unlock()

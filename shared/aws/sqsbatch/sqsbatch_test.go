@@ -1,14 +1,20 @@
 package sqsbatch
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // The response Lambda reads: the failed records' IDs, and an empty list
@@ -45,4 +51,144 @@ func TestProcessResponse(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countMembers counts Enter and Leave, and what each handler saw as it
+// started.
+type countMembers struct {
+	mu            sync.Mutex
+	entered, left int
+	maxActive     int
+	seenAtStart   []int // records entered when a handler started
+	activeAtStart []int
+}
+
+func (m *countMembers) Enter() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entered++
+	m.maxActive = max(m.maxActive, m.entered-m.left)
+}
+
+func (m *countMembers) Leave() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.left++
+}
+
+func (m *countMembers) start() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.seenAtStart = append(m.seenAtStart, m.entered)
+	m.activeAtStart = append(m.activeAtStart, m.entered-m.left)
+}
+
+// Members: the records a first round of handlers takes are all entered
+// before any handler starts; a later record is entered when it takes a
+// slot; every record leaves once.
+func TestProcessMembers(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		records, concurrency int
+	}{
+		{"a batch within the concurrency", 7, 10},
+		{"a batch of one", 1, 10},
+		{"more records than handlers", 7, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &countMembers{}
+			p := Processor{Queue: "test", Concurrency: tc.concurrency, Members: m,
+				Handle: func(context.Context, []byte) error {
+					m.start()
+					time.Sleep(time.Millisecond)
+					return nil
+				}}
+			var ev events.SQSEvent
+			for i := range tc.records {
+				ev.Records = append(ev.Records, events.SQSMessage{MessageId: fmt.Sprint("m", i), Body: "{}",
+					Attributes: map[string]string{"ApproximateReceiveCount": "1"}})
+			}
+			if _, err := p.Process(context.Background(), ev); err != nil {
+				t.Fatal(err)
+			}
+			first := min(tc.records, tc.concurrency)
+			if m.entered != tc.records || m.left != tc.records {
+				t.Errorf("entered %d, left %d; want %d each", m.entered, m.left, tc.records)
+			}
+			if m.maxActive != first {
+				t.Errorf("at most %d records entered at once, want %d", m.maxActive, first)
+			}
+			for i, n := range m.seenAtStart {
+				if n < first {
+					t.Errorf("handler %d started when %d records had entered, want every one of the first %d", i, n, first)
+				}
+			}
+		})
+	}
+}
+
+// With a warc.Packer as Members, the bodies of a batch's records go in
+// one file, even when one body is ready before the other handlers get
+// going (on a Lambda with a fraction of a core, goroutines start late).
+func TestProcessMembersOneFile(t *testing.T) {
+	objs := &memObjects{}
+	packer := warc.NewPacker(objs, warc.PackConfig{Prefix: "warc/", MaxWait: time.Hour})
+	p := Processor{Queue: "fetch", Concurrency: 10, Members: packer,
+		Handle: func(ctx context.Context, body []byte) error {
+			if string(body) != "0" {
+				time.Sleep(20 * time.Millisecond) // a slower fetch
+			}
+			_, err := packer.Keep(ctx, warc.Exchange{URL: "http://example.com/" + string(body), Status: 200,
+				Response: http.Header{"Content-Type": {"text/html"}}, Body: []byte("<p>page " + string(body)),
+				Date: time.Unix(1700000000, 0)})
+			return err
+		}}
+	var ev events.SQSEvent
+	for i := range 4 {
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: fmt.Sprint("m", i), Body: fmt.Sprint(i),
+			Attributes: map[string]string{"ApproximateReceiveCount": "1"}})
+	}
+	resp, err := p.Process(context.Background(), ev)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("Process: %v, failures %v", err, resp.BatchItemFailures)
+	}
+	if objs.puts != 1 {
+		t.Errorf("%d PUTs for a batch of four bodies, want one file", objs.puts)
+	}
+}
+
+// memObjects is an in-memory warc.Objects.
+type memObjects struct {
+	mu   sync.Mutex
+	objs map[string][]byte
+	puts int
+}
+
+func (m *memObjects) Put(_ context.Context, key string, data []byte) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.puts++
+	if m.objs == nil {
+		m.objs = map[string][]byte{}
+	}
+	m.objs[key] = bytes.Clone(data)
+	return nil
+}
+
+func (m *memObjects) Get(_ context.Context, key string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.objs[key]
+	if !ok {
+		return nil, fmt.Errorf("no object %s", key)
+	}
+	return b, nil
+}
+
+func (m *memObjects) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	b, err := m.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return b[off : off+n], nil
 }

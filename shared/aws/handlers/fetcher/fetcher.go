@@ -64,14 +64,9 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	stage.SharedRobots = db
 	metrics := emf.New(e.Metrics, "fetcher")
 	stage.OnCrawl = func(cr crawl.Crawl) { handlers.RecordCrawlMetrics(metrics, cr) }
-	handle := func(ctx context.Context, t crawl.FetchTask) error {
-		bodies.Enter()
-		defer bodies.Leave()
-		return stage.Handle(ctx, t)
-	}
-	h := handlers.NewStage(handle, sqsbatch.Processor{
+	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
 		Queue: "fetch", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Requeue: self, Visibility: handlers.Visibility{Queue: self},
-		Deferred: handlers.Deferred, Concurrency: 10, Log: e.Log,
+		Deferred: handlers.Deferred, Concurrency: 10, Log: e.Log, Members: bodies,
 	}, metrics)
 	h.Usage = awsmeter.NewReporter(c.Meter, e.Metrics, "fetcher", s.MemoryMB)
 	return h, nil

@@ -14,7 +14,6 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/s3blob"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
-	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/stage/summarize"
 	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
@@ -38,15 +37,11 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 		return nil, err
 	}
 	stage := summarize.New(db, blobs, summarize.Config{}, e.Log)
-	handle := func(ctx context.Context, t crawl.SummarizeTask) error {
-		blobs.Enter()
-		defer blobs.Leave()
-		return stage.Handle(ctx, t)
-	}
 	self := sqsq.New(c.SQS, s.SummarizeQueue)
-	h := handlers.NewStage(handle, sqsbatch.Processor{
+	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
 		Queue: "summarize", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Requeue: self,
 		Visibility: handlers.Visibility{Queue: self}, Deferred: handlers.Deferred, Concurrency: 10, Log: e.Log,
+		Members: blobs,
 	}, emf.New(e.Metrics, "summarizer"))
 	h.Usage = awsmeter.NewReporter(c.Meter, e.Metrics, "summarizer", s.MemoryMB)
 	return h, nil
