@@ -10,7 +10,9 @@ import "strings"
 // words in its title, plus SearchProximityBonus times the share of its
 // neighbouring word pairs that stand close together; larger scores are
 // better. Common English words are left out of a query when others
-// remain (StopWord); a plural word also matches its singular (Singular).
+// remain (StopWord); a plural word also matches its singular (Singular),
+// and for the title bonus alone a word also counts when the title holds
+// its plural (Plurals).
 
 // SearchTitleBonus is what a page whose title holds every word of the
 // query gains over one whose title holds none, in BM25's units. A word
@@ -74,4 +76,22 @@ func Singulars(w string) []string {
 		return nil
 	}
 	return []string{l[:len(l)-1]}
+}
+
+// Plurals are the plurals of an English word of letters, lower-cased,
+// by the spelling rules Singulars undoes: "function" gives "functions",
+// "query" "queries", "box" "boxes". A word that looks plural already has
+// none.
+func Plurals(w string) []string {
+	l := strings.ToLower(w)
+	if len(l) < 3 || strings.IndexFunc(l, func(r rune) bool { return r < 'a' || r > 'z' }) >= 0 || len(Singulars(l)) > 0 {
+		return nil
+	}
+	switch {
+	case strings.HasSuffix(l, "y") && !strings.ContainsRune("aeiou", rune(l[len(l)-2])):
+		return []string{l[:len(l)-1] + "ies"}
+	case strings.HasSuffix(l, "s"), strings.HasSuffix(l, "x"), strings.HasSuffix(l, "ch"), strings.HasSuffix(l, "sh"):
+		return []string{l + "es"}
+	}
+	return []string{l + "s"}
 }

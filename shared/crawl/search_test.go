@@ -17,3 +17,18 @@ func TestSingulars(t *testing.T) {
 		}
 	}
 }
+
+func TestPlurals(t *testing.T) {
+	for w, want := range map[string][]string{
+		"function": {"functions"}, "Trigger": {"triggers"}, "query": {"queries"}, "key": {"keys"},
+		"class": {"classes"}, "status": {"statuses"}, "box": {"boxes"}, "match": {"matches"}, "hash": {"hashes"},
+		"api": {"apis"},
+		// A word that may be a plural already, a short word, or one not
+		// of letters has none.
+		"threads": nil, "uses": nil, "go": nil, "f-string": nil, "3.11": nil,
+	} {
+		if got := Plurals(w); !slices.Equal(got, want) {
+			t.Errorf("Plurals(%q) = %q, want %q", w, got, want)
+		}
+	}
+}

@@ -219,6 +219,7 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 			forms = append(forms, slices.Index(c.terms, f))
 		}
 		c.words = append(c.words, forms)
+		c.titlePlurals = append(c.titlePlurals, crawl.Plurals(w[0]))
 	}
 	c.df = make([]int, len(c.terms))
 	if err := d.scanSearchable(ctx, c.add); err != nil {
@@ -228,13 +229,15 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 }
 
 // searchMatch is a generation holding a query term: its hit, each
-// term's count per field, its length in words, and how many pairs of
-// neighbouring query words stand close together in it.
+// term's count per field, its length in words, how many pairs of
+// neighbouring query words stand close together in it, and how many
+// query words its title holds.
 type searchMatch struct {
-	hit  crawl.SearchHit
-	tf   [][nFields]int // per term
-	len  int
-	near int
+	hit     crawl.SearchHit
+	tf      [][nFields]int // per term
+	len     int
+	near    int
+	inTitle int
 }
 
 // searchCorpus counts the query's terms over the searchable generations,
@@ -247,6 +250,9 @@ type searchCorpus struct {
 	docs     int
 	totalLen int
 	df       []int
+	// titlePlurals are each word's plurals, which count for the title
+	// bonus only (crawl/search.go), not as BM25 terms.
+	titlePlurals [][]string
 }
 
 // add counts one searchable generation's fields.
@@ -254,10 +260,18 @@ func (c *searchCorpus) add(url, title string, fields [nFields]string) {
 	tf := make([][nFields]int, len(c.terms))
 	pos := make([][nFields][]int, len(c.terms)) // token positions of each term, per field
 	n := 0
+	inTitle := make([]bool, len(c.words)) // per word: a plural of it in the title
 	for fi, text := range fields {
 		i := 0
 		searchTokens(text, func(_, _ int, t string) {
 			n++
+			if fi == fieldTitle {
+				for wi, plurals := range c.titlePlurals {
+					if slices.Contains(plurals, t) {
+						inTitle[wi] = true
+					}
+				}
+			}
 			for ti, term := range c.terms {
 				if t == term {
 					tf[ti][fi]++
@@ -283,8 +297,14 @@ func (c *searchCorpus) add(url, title string, fields [nFields]string) {
 				near++
 			}
 		}
+		words := 0
+		for wi, forms := range c.words {
+			if slices.ContainsFunc(forms, func(ti int) bool { return tf[ti][fieldTitle] > 0 }) || inTitle[wi] {
+				words++
+			}
+		}
 		c.matches = append(c.matches, searchMatch{hit: crawl.SearchHit{URL: url, Title: title,
-			Snippet: snippet(fields[fieldText], c.seen)}, tf: tf, len: n, near: near})
+			Snippet: snippet(fields[fieldText], c.seen)}, tf: tf, len: n, near: near, inTitle: words})
 	}
 }
 
@@ -345,13 +365,7 @@ func (c *searchCorpus) ranked(limit int) []crawl.SearchHit {
 			}
 			score += idf[ti] * w * (k1 + 1) / (w + k1*(1-b+b*float64(m.len)/avg))
 		}
-		inTitle := 0
-		for _, forms := range c.words {
-			if slices.ContainsFunc(forms, func(ti int) bool { return m.tf[ti][fieldTitle] > 0 }) {
-				inTitle++
-			}
-		}
-		m.hit.Rank = score + crawl.SearchTitleBonus*float64(inTitle)/float64(len(c.words)) +
+		m.hit.Rank = score + crawl.SearchTitleBonus*float64(m.inTitle)/float64(len(c.words)) +
 			crawl.SearchProximityBonus*float64(m.near)/float64(max(1, len(c.words)-1))
 	}
 	sort.Slice(matches, func(i, j int) bool {

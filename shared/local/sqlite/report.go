@@ -110,7 +110,7 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	var args []any
 	for _, w := range words {
 		inTitle = append(inTitle, matches)
-		args = append(args, "{title} : "+w.match())
+		args = append(args, "{title} : "+w.titleMatch())
 		all = append(all, w...)
 	}
 	args = append(args, crawl.SearchTitleBonus, float64(len(words)))

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,16 @@ type queryWord []string
 
 // match is an FTS5 expression matching any form of the word.
 func (w queryWord) match() string { return "(" + strings.Join(w, " OR ") + ")" }
+
+// titleMatch is match with the word's plurals too: a title names its
+// subject in the plural as often as not ("Trigger Functions").
+func (w queryWord) titleMatch() string {
+	forms := slices.Clone(w)
+	for _, p := range crawl.Plurals(strings.Trim(w[0], `"`)) {
+		forms = append(forms, quote(p))
+	}
+	return "(" + strings.Join(forms, " OR ") + ")"
+}
 
 // queryWords are a query's words, without the common English words
 // unless nothing else is left; a plural word also has its singular as a

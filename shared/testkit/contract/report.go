@@ -198,6 +198,10 @@ func search(t *testing.T, open Opener) {
 		// the far page first on a tie.
 		copyNear = "http://example.com/copy-b-near"
 		copyFar  = "http://example.com/copy-a-far"
+		// Texts alike but for a word, one titled with the query word's
+		// plural; URLs that sort the other first on a tie.
+		widgetsTitled = "http://example.com/widget-b-titled"
+		widgetPlain   = "http://example.com/widget-a-plain"
 	)
 	lampsPile := TextPile("lighthouse lamps burn oil")
 	apply(t, s, SummaryUpdate(lamps, "c1", 100, crawl.GenerationReplace, 0, TextGen(lamps, 100, lampsPile, "Lamps")))
@@ -223,6 +227,10 @@ func search(t *testing.T, open Opener) {
 		TextGen(copyNear, 100, TextPile("copy a file to a new place quickly"), "Moving")))
 	apply(t, s, SummaryUpdate(copyFar, "c13", 100, crawl.GenerationReplace, 0,
 		TextGen(copyFar, 100, TextPile("copy to a new place quickly a file"), "Moving")))
+	apply(t, s, SummaryUpdate(widgetsTitled, "c14", 100, crawl.GenerationReplace, 0,
+		TextGen(widgetsTitled, 100, TextPile("fit a widget onto a frame"), "Widgets")))
+	apply(t, s, SummaryUpdate(widgetPlain, "c15", 100, crawl.GenerationReplace, 0,
+		TextGen(widgetPlain, 100, TextPile("fit a widget onto a panel"), "Fittings")))
 	// A failed crawl: a crawl summary, which search must skip.
 	su := SummaryUpdate(unrelate, "c10", 300, crawl.GenerationAttach, openGen(t, s, unrelate).Generation.ID, nil)
 	su.Crawl.ExitCode, su.HTTP = crawl.ExitTimeout, nil
@@ -252,6 +260,7 @@ func search(t *testing.T, open Opener) {
 		{"a plural finds its singular", "threads", 10, []string{threads}},
 		{"a singular does not find plurals", "lamp", 10, []string{}},
 		{"query words close together rank first", "copy file", 10, []string{copyNear, copyFar}},
+		{"a word's plural in a title counts for the title", "widget", 10, []string{widgetsTitled, widgetPlain}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			hits, err := s.Search(t.Context(), tt.query, tt.limit)
