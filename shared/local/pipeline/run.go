@@ -169,7 +169,15 @@ func (r *runner) newStages(cfg Config) *stages {
 	}}
 	st.summarize = worker{queue: QueueSummarize, batch: 16, lanes: 4, handle: crawl.TaskHandler(st.summarizer.Handle)}
 	enqueue := eventInline{inline: r.inline(st.admit), admit: admit}
-	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: enqueue, Parse: r.sender(QueueParse), Summarize: r.sender(QueueSummarize)},
+	// The fetcher hands a page to the parser directly (inline), which
+	// hands it on to the summarizer: a page's parse task is never
+	// written, received and deleted (2.2 of a short page's 7.1 writes,
+	// BENCHMARKS.md). The fetch task is deleted only once all that is
+	// done, so a killed run hands the recorded crawl on again.
+	parseInline := r.inline(worker{queue: QueueParse, batch: 1, lanes: 1, handle: func(ctx context.Context, b []byte) error {
+		return crawl.TaskHandler(st.parser.Handle)(ctx, b)
+	}})
+	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: enqueue, Parse: parseInline, Summarize: r.sender(QueueSummarize)},
 		cfg.Client, politeness.NewGate(), cfg.Fetch, log)
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.
@@ -227,10 +235,11 @@ type worker struct {
 	handle       func(context.Context, []byte) error
 }
 
-// parsers is how many parse workers run: parsing is the crawl's CPU
-// work (the parser then admits the page's links and summarizes it, see
-// inline), and a parser waiting for the writer leaves its core to another.
-var parsers = 4 * runtime.GOMAXPROCS(0)
+// parsers is how many parse workers run. The fetch workers parse the
+// pages they fetch themselves (newStages); the parse queue holds only
+// the tasks the hand-off failed on (to be retried, and dead-lettered in
+// the end) and those a killed run of an earlier version left.
+var parsers = runtime.GOMAXPROCS(0)
 
 // startWorkers starts each queue's workers; they stop when ctx is done.
 func (r *runner) startWorkers(ctx context.Context, st *stages, fetchers int) *sync.WaitGroup {
