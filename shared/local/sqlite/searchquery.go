@@ -30,7 +30,10 @@ func (w queryWord) titleMatch() string {
 // form (crawl.Singulars).
 func queryWords(s string) []queryWord {
 	var all, kept []queryWord
-	for _, w := range strings.Fields(s) {
+	// A NUL would end the FTS5 expression's string inside a quoted word
+	// ("unterminated string"): it separates words, as the index's
+	// tokenizer takes it.
+	for _, w := range strings.Fields(strings.ReplaceAll(s, "\x00", " ")) {
 		qw := queryWord{quote(w)}
 		for _, sg := range crawl.Singulars(w) {
 			qw = append(qw, quote(sg))

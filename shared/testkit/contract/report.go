@@ -256,6 +256,7 @@ func search(t *testing.T, open Opener) {
 		{"description", "zeppelin", 10, []string{described}},
 		{"headlines", "harbour", 10, []string{described}},
 		{"punctuation cannot break the query", `"lamps" AND (`, 10, []string{lamps}},
+		{"a NUL byte separates words", "lighthouse\x00oil", 10, []string{lamps, tower}},
 		{"no match", "airship", 10, []string{}},
 		{"a plural finds its singular", "threads", 10, []string{threads}},
 		{"a singular does not find plurals", "lamp", 10, []string{}},
