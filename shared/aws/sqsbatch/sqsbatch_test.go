@@ -1,7 +1,6 @@
 package sqsbatch
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/testkit/memblob"
 	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
@@ -131,7 +131,7 @@ func TestProcessMembers(t *testing.T) {
 // one file, even when one body is ready before the other handlers get
 // going (on a Lambda with a fraction of a core, goroutines start late).
 func TestProcessMembersOneFile(t *testing.T) {
-	objs := &memObjects{}
+	objs := &memblob.Store{}
 	packer := warc.NewPacker(objs, warc.PackConfig{Prefix: "warc/", MaxWait: time.Hour})
 	p := Processor{Queue: "fetch", Concurrency: 10, Members: packer,
 		Handle: func(ctx context.Context, body []byte) error {
@@ -152,43 +152,7 @@ func TestProcessMembersOneFile(t *testing.T) {
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("Process: %v, failures %v", err, resp.BatchItemFailures)
 	}
-	if objs.puts != 1 {
-		t.Errorf("%d PUTs for a batch of four bodies, want one file", objs.puts)
+	if objs.Puts() != 1 {
+		t.Errorf("%d PUTs for a batch of four bodies, want one file", objs.Puts())
 	}
-}
-
-// memObjects is an in-memory warc.Objects.
-type memObjects struct {
-	mu   sync.Mutex
-	objs map[string][]byte
-	puts int
-}
-
-func (m *memObjects) Put(_ context.Context, key string, data []byte) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.puts++
-	if m.objs == nil {
-		m.objs = map[string][]byte{}
-	}
-	m.objs[key] = bytes.Clone(data)
-	return nil
-}
-
-func (m *memObjects) Get(_ context.Context, key string) ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	b, ok := m.objs[key]
-	if !ok {
-		return nil, fmt.Errorf("no object %s", key)
-	}
-	return b, nil
-}
-
-func (m *memObjects) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	b, err := m.Get(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	return b[off : off+n], nil
 }

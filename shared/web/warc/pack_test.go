@@ -13,52 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/serverless-crawler/crawler/shared/testkit/memblob"
 	"github.com/serverless-crawler/crawler/shared/testkit/warcio"
 )
-
-// memObjects is an in-memory object store that counts its PUTs and can
-// be made to fail them.
-type memObjects struct {
-	mu   sync.Mutex
-	objs map[string][]byte
-	puts int
-	fail error
-}
-
-func (m *memObjects) Put(_ context.Context, key string, data []byte) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.puts++
-	if m.fail != nil {
-		return m.fail
-	}
-	if m.objs == nil {
-		m.objs = map[string][]byte{}
-	}
-	m.objs[key] = bytes.Clone(data)
-	return nil
-}
-
-func (m *memObjects) Get(_ context.Context, key string) ([]byte, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	b, ok := m.objs[key]
-	if !ok {
-		return nil, fmt.Errorf("no object %s", key)
-	}
-	return b, nil
-}
-
-func (m *memObjects) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
-	b, err := m.Get(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	if off+n > int64(len(b)) {
-		return nil, errors.New("range past the end")
-	}
-	return b[off : off+n], nil
-}
 
 func page(i int) Exchange {
 	return Exchange{URL: fmt.Sprintf("http://example.com/%d", i), Date: at, Status: 200,
@@ -102,13 +59,13 @@ func keepAll(t *testing.T, p *Packer, n int, skip map[int]bool) []string {
 // TestPackerBatches: the handlers working at once share one file, written
 // when the last of them waits or leaves; every key reads its body back.
 func TestPackerBatches(t *testing.T) {
-	objs := &memObjects{}
+	objs := &memblob.Store{}
 	// MaxWait an hour: the file is written because every handler
 	// waits or has left, not by time.
 	p := NewPacker(objs, PackConfig{Prefix: "warc/", Software: "test", MaxWait: time.Hour})
 	keys := keepAll(t, p, 10, map[int]bool{3: true, 7: true})
-	if objs.puts != 1 || len(objs.objs) != 1 {
-		t.Fatalf("%d PUTs, %d files for 8 bodies kept at once; want 1", objs.puts, len(objs.objs))
+	if objs.Puts() != 1 || len(objs.Objects()) != 1 {
+		t.Fatalf("%d PUTs, %d files for 8 bodies kept at once; want 1", objs.Puts(), len(objs.Objects()))
 	}
 	for i, k := range keys {
 		if i == 3 || i == 7 {
@@ -124,30 +81,30 @@ func TestPackerBatches(t *testing.T) {
 		}
 	}
 	// Outside Enter and Leave, a body is written at once.
-	if _, err := p.Keep(context.Background(), page(99)); err != nil || objs.puts != 2 {
-		t.Errorf("a lone Keep: %v, %d PUTs; want its own", err, objs.puts)
+	if _, err := p.Keep(context.Background(), page(99)); err != nil || objs.Puts() != 2 {
+		t.Errorf("a lone Keep: %v, %d PUTs; want its own", err, objs.Puts())
 	}
 }
 
 // TestPackerBounds: a file is written once it holds MaxBytes, or MaxWait
 // after its first body, whoever else is still working.
 func TestPackerBounds(t *testing.T) {
-	objs := &memObjects{}
+	objs := &memblob.Store{}
 	p := NewPacker(objs, PackConfig{Prefix: "warc/", MaxBytes: 1 << 10, MaxWait: time.Hour})
 	keepAll(t, p, 6, nil)
-	if objs.puts < 3 {
-		t.Errorf("%d PUTs for six bodies with MaxBytes 1 KiB, want a file written whenever it holds 1 KiB", objs.puts)
+	if objs.Puts() < 3 {
+		t.Errorf("%d PUTs for six bodies with MaxBytes 1 KiB, want a file written whenever it holds 1 KiB", objs.Puts())
 	}
 
-	objs = &memObjects{}
+	objs = &memblob.Store{}
 	p = NewPacker(objs, PackConfig{Prefix: "warc/", MaxWait: 50 * time.Millisecond})
 	p.Enter() // a handler still fetching
 	start := time.Now()
 	if _, err := p.Keep(context.Background(), page(1)); err != nil {
 		t.Fatal(err)
 	}
-	if waited := time.Since(start); objs.puts != 1 || waited > 5*time.Second {
-		t.Errorf("with a peer still working: %d PUTs after %v; want the file written after MaxWait", objs.puts, waited)
+	if waited := time.Since(start); objs.Puts() != 1 || waited > 5*time.Second {
+		t.Errorf("with a peer still working: %d PUTs after %v; want the file written after MaxWait", objs.Puts(), waited)
 	}
 	p.Leave()
 }
@@ -156,7 +113,8 @@ func TestPackerBounds(t *testing.T) {
 // is refused (its crawl is not recorded, and is fetched again), and the
 // next file is tried anew.
 func TestPackerFailure(t *testing.T) {
-	objs := &memObjects{fail: errors.New("S3 is down")}
+	objs := &memblob.Store{}
+	objs.FailPuts(errors.New("S3 is down"))
 	p := NewPacker(objs, PackConfig{Prefix: "warc/"})
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
@@ -173,7 +131,7 @@ func TestPackerFailure(t *testing.T) {
 			t.Errorf("keep %d: %v, want the PUT's error", i, err)
 		}
 	}
-	objs.fail = nil
+	objs.FailPuts(nil)
 	if k, err := p.Keep(context.Background(), page(5)); err != nil {
 		t.Errorf("after the failure: %v", err)
 	} else if _, err := p.Get(context.Background(), k); err != nil {
@@ -206,10 +164,10 @@ func TestParseRef(t *testing.T) {
 // TestPackReadByWarcio: a packed file is a WARC file warcio reads whole.
 func TestPackReadByWarcio(t *testing.T) {
 	bin := warcio.Bin(t)
-	objs := &memObjects{}
+	objs := &memblob.Store{}
 	p := NewPacker(objs, PackConfig{Prefix: "warc/", Software: "test"})
 	keepAll(t, p, 5, nil)
-	for key, data := range objs.objs {
+	for key, data := range objs.Objects() {
 		path := filepath.Join(t.TempDir(), filepath.Base(key))
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
@@ -224,7 +182,7 @@ func TestPackReadByWarcio(t *testing.T) {
 // TestPackerResources: records of the crawler's own (text piles) share
 // the files with bodies and read back as they were kept.
 func TestPackerResources(t *testing.T) {
-	objs := &memObjects{}
+	objs := &memblob.Store{}
 	p := NewPacker(objs, PackConfig{Prefix: "warc/", MaxWait: time.Hour})
 	data := []byte(`{"text":"lamps and lighthouses"}`)
 	keys := make([]string, 3)
@@ -245,8 +203,8 @@ func TestPackerResources(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if objs.puts != 1 {
-		t.Errorf("%d PUTs, want the three records in one file", objs.puts)
+	if objs.Puts() != 1 {
+		t.Errorf("%d PUTs, want the three records in one file", objs.Puts())
 	}
 	for i, k := range keys[1:] {
 		if got, err := p.Get(context.Background(), k); err != nil || !bytes.Equal(got, data) {
@@ -254,7 +212,7 @@ func TestPackerResources(t *testing.T) {
 		}
 	}
 	if bin := os.Getenv("CRAWLER_TEST_PYTOOLS"); bin != "" {
-		for key, file := range objs.objs {
+		for key, file := range objs.Objects() {
 			path := filepath.Join(t.TempDir(), filepath.Base(key))
 			os.WriteFile(path, file, 0o644)
 			warcio.Check(t, bin, path)
@@ -265,7 +223,7 @@ func TestPackerResources(t *testing.T) {
 // TestPackerKeepResources: several records kept at once share the file
 // of the batch, read back in order, one PUT for all.
 func TestPackerKeepResources(t *testing.T) {
-	objs := &memObjects{}
+	objs := &memblob.Store{}
 	p := NewPacker(objs, PackConfig{Prefix: "warc/", MaxWait: time.Hour})
 	const handlers = 3
 	keys := make([][]string, handlers)
@@ -285,8 +243,8 @@ func TestPackerKeepResources(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if objs.puts != 1 {
-		t.Errorf("%d PUTs, want the six records in one file", objs.puts)
+	if objs.Puts() != 1 {
+		t.Errorf("%d PUTs, want the six records in one file", objs.Puts())
 	}
 	for i, ks := range keys {
 		if len(ks) != 2 {
