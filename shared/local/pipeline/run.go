@@ -151,6 +151,7 @@ type stages struct {
 	parser     *parse.Parser
 	summarizer *summarize.Summarizer
 	admit      worker // the enqueue queue's
+	parse      worker // the parse queue's
 	summarize  worker // the summarize queue's
 	tally
 }
@@ -169,25 +170,23 @@ func (r *runner) newStages(cfg Config) *stages {
 	}}
 	st.summarize = worker{queue: QueueSummarize, batch: 16, lanes: 4, handle: crawl.TaskHandler(st.summarizer.Handle)}
 	enqueue := eventInline{inline: r.inline(st.admit), admit: admit}
-	// The fetcher hands a page to the parser directly (inline), which
-	// hands it on to the summarizer: a page's parse task is never
-	// written, received and deleted (2.2 of a short page's 7.1 writes,
-	// BENCHMARKS.md). The fetch task is deleted only once all that is
-	// done, so a killed run hands the recorded crawl on again.
-	parseInline := r.inline(worker{queue: QueueParse, batch: 1, lanes: 1, handle: func(ctx context.Context, b []byte) error {
-		return crawl.TaskHandler(st.parser.Handle)(ctx, b)
-	}})
-	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: enqueue, Parse: parseInline, Summarize: r.sender(QueueSummarize)},
-		cfg.Client, politeness.NewGate(), cfg.Fetch, log)
-	// robots.txt kept in the store outlives the run: a resumed crawl
-	// keeps each origin's rules until they expire.
-	st.fetcher.SharedRobots = d.DB
-	st.fetcher.OnCrawl = func(cr crawl.Crawl) { st.record(cr, time.Now()) }
 	// A page's links go to the scheduler as one event, so that they are
 	// admitted in one write (schedule.AdmitEach), not one write a link.
 	pcfg := cfg.Parse
 	pcfg.LinksPerMessage = crawl.MaxEventURLs
 	st.parser = parse.New(d.Blobs, d.DB, enqueue, summarizeInline{r.sender(QueueSummarize), st.summarizer}, pcfg, log)
+	st.parse = worker{queue: QueueParse, batch: 4, lanes: 1, handle: crawl.TaskHandler(st.parser.Handle)}
+	// The fetcher hands a page to the parser directly (inline), which
+	// hands it on to the summarizer: a page's parse task is never
+	// written, received and deleted (2.2 of a short page's 7.1 writes,
+	// BENCHMARKS.md). The fetch task is deleted only once all that is
+	// done, so a killed run hands the recorded crawl on again.
+	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: enqueue, Parse: r.inline(st.parse), Summarize: r.sender(QueueSummarize)},
+		cfg.Client, politeness.NewGate(), cfg.Fetch, log)
+	// robots.txt kept in the store outlives the run: a resumed crawl
+	// keeps each origin's rules until they expire.
+	st.fetcher.SharedRobots = d.DB
+	st.fetcher.OnCrawl = func(cr crawl.Crawl) { st.record(cr, time.Now()) }
 	return st
 }
 
@@ -252,7 +251,7 @@ func (r *runner) startWorkers(ctx context.Context, st *stages, fetchers int) *sy
 	}
 	spawn(1, st.admit)
 	spawn(fetchers, worker{queue: QueueFetch, batch: 1, lanes: 1, handle: crawl.TaskHandler(st.fetcher.Handle)})
-	spawn(parsers, worker{queue: QueueParse, batch: 4, lanes: 1, handle: crawl.TaskHandler(st.parser.Handle)})
+	spawn(parsers, st.parse)
 	spawn(1, st.summarize)
 	return &wg
 }
