@@ -81,6 +81,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("create schema in %s: %w", path, corrupt(err))
 	}
+	if err := migrateFullText(ctx, w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("bring %s up to date: %w", path, corrupt(err))
+	}
 	wc, err := w.Conn(ctx)
 	if err != nil {
 		w.Close()
@@ -147,7 +151,11 @@ func olderSchema(ctx context.Context, db *sql.DB) (*older, error) {
 			o.missing = append(o.missing, c)
 		}
 	}
-	if !o.noSites && len(o.missing) == 0 {
+	var err error
+	if o.ownTextFTS, err = ownTextFTS(ctx, db); err != nil {
+		return nil, err
+	}
+	if !o.noSites && len(o.missing) == 0 && !o.ownTextFTS {
 		return nil, nil
 	}
 	return o, nil
@@ -157,6 +165,9 @@ func olderSchema(ctx context.Context, db *sql.DB) (*older, error) {
 type older struct {
 	missing []addedColumn
 	noSites bool
+	// ownTextFTS: its full_text_entity_index keeps its own copy of the
+	// text, with rowids of its own (migrateFullText).
+	ownTextFTS bool
 }
 
 // columns returns a select list with the missing columns of alias's
@@ -205,6 +216,51 @@ func migrate(ctx context.Context, w *sql.DB) error {
 				return fmt.Errorf("add %s.%s: %w", c.table, c.column, err)
 			}
 		}
+	}
+	return nil
+}
+
+// ownTextFTS says whether the database's full_text_entity_index is of
+// an earlier version, which kept its own copy of the text.
+func ownTextFTS(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name='full_text_entity_index'
+		AND sql NOT LIKE '%content=%'`).Scan(&n)
+	return n > 0, err
+}
+
+// migrateFullText rebuilds the full-text index of an earlier version,
+// which kept its own copy of every pile's text, as the index that reads
+// it from text_pile (schema.sql): the titles and descriptions it was
+// written with are kept in text_pile_title, and the index is rebuilt
+// from its source, in one transaction. A crawl of the make-bench tree
+// takes about a second.
+func migrateFullText(ctx context.Context, w *sql.DB) error {
+	old, err := ownTextFTS(ctx, w)
+	if err != nil || !old {
+		return err
+	}
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("rebuild the full-text index: %w", err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`INSERT OR IGNORE INTO text_pile_title(text_pile_id, title, description)
+			SELECT f.text_pile_id, coalesce(f.title, ''), f.description FROM full_text_entity_index f
+			JOIN text_pile p ON p.text_pile_id = f.text_pile_id`,
+		`DROP TABLE full_text_entity_index`,
+		schema, // the index as it is now
+		`INSERT INTO full_text_entity_index(full_text_entity_index) VALUES('rebuild')`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("rebuild the full-text index: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("rebuild the full-text index: %w", err)
 	}
 	return nil
 }

@@ -134,9 +134,16 @@ func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
 		} else if n == 0 {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO full_text_entity_index(text_pile_id, any, title, description, text,
-			secondary_text, big_headlines, small_headlines, code_text, quote_text) VALUES(?,'any',?,?,?,?,?,?,?,?)`,
-			p.id, p.title, p.desc, p.text[0], p.text[1], p.text[2], p.text[3], p.text[4], p.text[5]); err != nil {
+		// The title first: the index reads its content back from
+		// text_pile and text_pile_title (schema.sql), which must hold
+		// what it was given here.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO text_pile_title(text_pile_id, title, description) VALUES(?,?,?)`,
+			p.id, p.title, p.desc); err != nil {
+			return fmt.Errorf("insert text_pile_title: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO full_text_entity_index(rowid, text_pile_id, any, title, description, text,
+			secondary_text, big_headlines, small_headlines, code_text, quote_text) VALUES(?,?,'any',?,?,?,?,?,?,?,?)`,
+			p.id, p.id, p.title, p.desc, p.text[0], p.text[1], p.text[2], p.text[3], p.text[4], p.text[5]); err != nil {
 			return fmt.Errorf("insert full_text_entity_index: %w", err)
 		}
 	}

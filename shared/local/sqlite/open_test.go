@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
+	"github.com/serverless-crawler/crawler/shared/testkit/contract"
 )
 
 // filledDB is a closed database file with a few hundred rows in it, so
@@ -217,5 +219,90 @@ func TestOlderDatabase(t *testing.T) {
 	}
 	if got, err := rw.GetCandidate(ctx, u); err != nil || got.SiteID != "docs" || got.MRateCounter != 2 {
 		t.Errorf("after the upgrade: %+v, %v", got, err)
+	}
+}
+
+// TestOlderFullTextIndex: a database whose full-text index kept its own
+// copy of the text (before the index read it from text_pile), with
+// rowids of its own, is searched as it is by a read-only handle, and
+// rebuilt on the next open for writing: the same hits and snippets,
+// the titles kept, the rowid the pile's id, and new pages indexed.
+func TestOlderFullTextIndex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := []struct{ url, title, text string }{
+		{"http://example.com/lamp", "Lamps", "the keeper trims the wick of the lamp every evening"},
+		{"http://example.com/boat", "Boats", "the keeper rows the boat to the rock when the sea is calm"},
+	}
+	for i, p := range pages {
+		apply(t, db, contract.SummaryUpdate(p.url, p.url, int64(100+i), crawl.GenerationReplace, 0,
+			contract.TextGen(p.url, int64(100+i), contract.TextPile(p.text), p.title)))
+	}
+	want, err := db.Search(ctx, "keeper lamp", 10)
+	if err != nil || len(want) != 2 {
+		t.Fatalf("Search = %v, %v; want two hits", want, err)
+	}
+	db.Close()
+
+	// Make it as an earlier version left it: the index with the text in
+	// it, its rowids not the piles' ids, and no text_pile_title.
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE old_rows AS SELECT * FROM full_text_entity_source`,
+		`DROP TABLE full_text_entity_index`,
+		`CREATE VIRTUAL TABLE full_text_entity_index USING fts5(
+			text_pile_id UNINDEXED, any, title, description, text, secondary_text,
+			big_headlines, small_headlines, code_text, quote_text)`,
+		`INSERT INTO full_text_entity_index(rowid, text_pile_id, any, title, description, text, secondary_text,
+			big_headlines, small_headlines, code_text, quote_text)
+			SELECT text_pile_id + 1000, text_pile_id, "any", title, description, text, secondary_text,
+			big_headlines, small_headlines, code_text, quote_text FROM old_rows`,
+		`DROP TABLE old_rows`, `DELETE FROM text_pile_title`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	ro, err := sqlite.OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ro.Search(ctx, "keeper lamp", 10); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("read-only Search of the older index = %v, %v; want %v", got, err, want)
+	}
+	ro.Close()
+
+	rw, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open for writing: %v", err)
+	}
+	defer rw.Close()
+	if got, err := rw.Search(ctx, "keeper lamp", 10); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Search after the rebuild = %v, %v; want %v", got, err, want)
+	}
+	if n := count(t, rw, `SELECT count(*) FROM full_text_entity_index f JOIN text_pile_title t ON t.text_pile_id = f.rowid
+		WHERE f.text_pile_id = f.rowid AND t.title IN ('Lamps', 'Boats')`); n != 2 {
+		t.Errorf("%d rows with their pile's id and title after the rebuild, want 2", n)
+	}
+	if n := count(t, rw, `SELECT count(*) FROM sqlite_master WHERE name='full_text_entity_index' AND sql LIKE '%content=%'`); n != 1 {
+		t.Error("the index still keeps its own text")
+	}
+	if _, err := rw.Exec(ctx, `INSERT INTO full_text_entity_index(full_text_entity_index, rank) VALUES('integrity-check', 1)`); err != nil {
+		t.Errorf("integrity-check after the rebuild: %v", err)
+	}
+	const u = "http://example.com/rock"
+	apply(t, rw, contract.SummaryUpdate(u, u, 200, crawl.GenerationReplace, 0,
+		contract.TextGen(u, 200, contract.TextPile("the keeper paints the rock white"), "Rocks")))
+	if got, err := rw.Search(ctx, "paints", 10); err != nil || len(got) != 1 || got[0].URL != u || got[0].Title != "Rocks" {
+		t.Errorf("a page indexed after the rebuild: %v, %v", got, err)
 	}
 }

@@ -102,10 +102,14 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 			return nil, fmt.Errorf("search %q: %w", query, err)
 		}
 	}
-	const (
-		content = "{title description text big_headlines small_headlines code_text quote_text} : "
-		matches = `(f.text_pile_id IN (SELECT text_pile_id FROM full_text_entity_index WHERE full_text_entity_index MATCH ?))`
-	)
+	// A pile's full-text row is its rowid; in a database of an earlier
+	// version, opened read-only, it is the text_pile_id column.
+	pile := "rowid"
+	if d.older != nil && d.older.ownTextFTS {
+		pile = "text_pile_id"
+	}
+	const content = "{title description text big_headlines small_headlines code_text quote_text} : "
+	matches := `(f.` + pile + ` IN (SELECT ` + pile + ` FROM full_text_entity_index WHERE full_text_entity_index MATCH ?))`
 	var inTitle, near, all []string
 	var args []any
 	for _, w := range words {
@@ -134,7 +138,7 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 		-bm25(full_text_entity_index, 0, 0, 10, 4, 1, 0.5, 5, 3, 1, 1) + (`+strings.Join(inTitle, " + ")+`) * ? / ?
 		+ (`+strings.Join(near, " + ")+`) * ? / ? AS score
 		FROM full_text_entity_index f
-		CROSS JOIN entity_generation g ON g.text_pile_id=f.text_pile_id AND g.confirmed_end_unix_utc IS NULL AND +g.marked_duplicate=0
+		CROSS JOIN entity_generation g ON g.text_pile_id=f.`+pile+` AND g.confirmed_end_unix_utc IS NULL AND +g.marked_duplicate=0
 		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
 		JOIN url u ON u.url_id=g.url_id
 		LEFT JOIN document_description dd ON dd.entity_generation_id=g.entity_generation_id

@@ -196,9 +196,16 @@ CREATE TABLE IF NOT EXISTS token_statistics (
   occurances   INTEGER NOT NULL,
   PRIMARY KEY (token_id, text_pile_id)
 ) WITHOUT ROWID;
+-- The seed's full-text index "is mainly derived from the text_pile and
+-- document_description tables": it reads its text from them (FTS5's
+-- external content, through full_text_entity_source) rather than keeping
+-- a copy of every pile's text (12 MB of a 97 MB crawl of the make-bench
+-- tree). Its rowid is the text pile's id. Columns read from it (title,
+-- text, snippet()) come from the source view.
 CREATE VIRTUAL TABLE IF NOT EXISTS full_text_entity_index USING fts5(
   text_pile_id UNINDEXED, any, title, description, text, secondary_text,
-  big_headlines, small_headlines, code_text, quote_text
+  big_headlines, small_headlines, code_text, quote_text,
+  content='full_text_entity_source', content_rowid='text_pile_id'
 );
 
 -- seed 001 -----------------------------------------------------------------
@@ -344,6 +351,21 @@ CREATE TABLE IF NOT EXISTS text_pile_unindexed (
   description  TEXT,
   tokens       BLOB
 );
+-- text_pile_title: the title and description a text pile's full-text
+-- row was written with (those of the first document that had the pile),
+-- which the index reads back through full_text_entity_source.
+CREATE TABLE IF NOT EXISTS text_pile_title (
+  text_pile_id INTEGER PRIMARY KEY REFERENCES text_pile(text_pile_id),
+  title        TEXT NOT NULL,
+  description  TEXT
+);
+-- full_text_entity_source: the content of full_text_entity_index, the
+-- indexed piles' text with their titles, column for column.
+CREATE VIEW IF NOT EXISTS full_text_entity_source AS
+  SELECT p.text_pile_id AS text_pile_id, 'any' AS "any", t.title AS title, t.description AS description,
+    p.text AS text, p.secondary_text AS secondary_text, p.big_headlines AS big_headlines,
+    p.small_headlines AS small_headlines, p.code_text AS code_text, p.quote_text AS quote_text
+  FROM text_pile p JOIN text_pile_title t ON t.text_pile_id = p.text_pile_id;
 -- text_pile_simhash: a text pile's SimHash (crawl/simhash.go) as a
 -- signed integer, and its four 16-bit bands, each indexed: a
 -- near-duplicate shares at least one band with its original.

@@ -358,7 +358,10 @@ func TestIndexResumed(t *testing.T) {
 	if _, err := d.exec(ctx, `DELETE FROM text_pile_unindexed WHERE text_pile_id=?`, piles[2]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.exec(ctx, `INSERT INTO full_text_entity_index(text_pile_id, any, title) VALUES(?,'any','')`, piles[2]); err != nil {
+	if _, err := d.exec(ctx, `INSERT INTO text_pile_title(text_pile_id, title) VALUES(?,'')`, piles[2]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.exec(ctx, `INSERT INTO full_text_entity_index(rowid, text_pile_id, any, title) VALUES(?,?,'any','')`, piles[2], piles[2]); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := d.IndexPending(ctx); n != 2 || err != nil {
