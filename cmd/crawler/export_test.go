@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"io"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
 	"github.com/serverless-crawler/crawler/shared/testkit/warcio"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // TestExportWARC: a crawl exported with --warc reads in warcio: every
@@ -67,13 +69,27 @@ func TestExportWARC(t *testing.T) {
 		t.Errorf("/team/alice.html in the WARC: status %s, %d bytes; want 200 and the %d bytes served", alice.Status, len(alice.Body), len(served))
 	}
 
-	// A body gone from the store: its responses are left out, and said so.
-	key := crawl.BodyKey(served)
-	if err := os.Remove(filepath.Join(data, "blobs", filepath.FromSlash(key))); err != nil {
+	// Bodies gone from the store (the WARC file that holds them deleted
+	// by hand): their responses are left out, and said so.
+	db, err := sql.Open("sqlite", filepath.Join(data, "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var key string
+	err = db.QueryRow(`SELECT body_key FROM file_body WHERE body_sha256=?`, crawl.BodySHA256(served)).Scan(&key)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, ok := warc.ParseRef(key)
+	if !ok {
+		t.Fatalf("body key %q names no WARC record", key)
+	}
+	if err := os.Remove(filepath.Join(data, "blobs", filepath.FromSlash(ref.Object))); err != nil {
 		t.Fatal(err)
 	}
 	gone := countRows(t, data, `SELECT count(*) FROM request r JOIN file f ON f.request_id=r.request_id
-		JOIN file_body fb ON fb.file_id=f.file_id WHERE fb.body_key='`+key+`'`)
+		JOIN file_body fb ON fb.file_id=f.file_id WHERE fb.body_key LIKE '`+ref.Object+`#%'`)
 	_, stderr, code = runCLI(t, "export", "--data", data, "--warc", path)
 	if code != 0 || gone == 0 || !strings.Contains(stderr, "exported "+strconv.Itoa(responses-gone)+" responses") ||
 		!strings.Contains(stderr, strconv.Itoa(gone)+" bodies were not in") {

@@ -1,5 +1,6 @@
-// Package blobfs is the embedded blob store: raw bodies and parsed
-// documents as files under a directory, written atomically.
+// Package blobfs is the embedded blob store: parsed documents and other
+// blobs as files under a directory, written atomically, and fetched
+// bodies appended to WARC files.
 package blobfs
 
 import (
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -19,6 +21,12 @@ import (
 // Store keeps blobs under a directory; a key is a slash-separated path.
 type Store struct {
 	dir string
+
+	// The WARC file Keep appends to (bodies.go).
+	mu     sync.Mutex
+	cur    *os.File
+	curKey string
+	w      *warc.Writer
 }
 
 // New returns a store rooted at dir, creating it if needed.
@@ -66,8 +74,20 @@ func (s *Store) Put(ctx context.Context, key string, data []byte) error {
 	return nil
 }
 
-// Get returns the data stored under key, or crawl.ErrNotFound.
+// Get returns the data stored under key, or crawl.ErrNotFound; for a
+// key Keep returned, the body it kept.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	if ref, ok := warc.ParseRef(key); ok {
+		b, err := s.GetRange(ctx, ref.Object, ref.Span.Offset, ref.Span.Length)
+		if err != nil {
+			return nil, err
+		}
+		payload, err := warc.ParsePayload(b)
+		if err != nil {
+			return nil, fmt.Errorf("get blob %s: %w", key, err)
+		}
+		return payload, nil
+	}
 	p, err := s.path(key)
 	if err != nil {
 		return nil, err
@@ -105,17 +125,6 @@ func (s *Store) GetRange(ctx context.Context, key string, off, n int64) ([]byte,
 		return nil, fmt.Errorf("get blob %s, %d bytes at %d: %w", key, n, off, err)
 	}
 	return b, nil
-}
-
-// Keep stores a fetched body under its content address (crawl.BodyKey)
-// and returns that key: the embedded home keeps one file a body, which
-// also stores a body fetched twice once.
-func (s *Store) Keep(ctx context.Context, x warc.Exchange) (string, error) {
-	key := crawl.BodyKey(x.Body)
-	if err := s.Put(ctx, key, x.Body); err != nil {
-		return "", err
-	}
-	return key, nil
 }
 
 // missing reports whether err says a key names no blob: no such file, or

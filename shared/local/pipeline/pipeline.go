@@ -74,9 +74,10 @@ func OpenDataDir(ctx context.Context, dir string) (*DataDir, error) {
 	return &DataDir{Path: dir, DB: db, Blobs: blobs, lock: lock}, nil
 }
 
-// Close closes the database and releases the lock.
+// Close closes the bodies' WARC file and the database and releases the
+// lock.
 func (d *DataDir) Close() error {
-	err := d.DB.Close()
+	err := errors.Join(d.Blobs.Close(), d.DB.Close())
 	d.lock.Close()
 	return err
 }

@@ -182,7 +182,7 @@ func (r *runner) newStages(cfg Config) *stages {
 	// written, received and deleted (2.2 of a short page's 7.1 writes,
 	// BENCHMARKS.md). The fetch task is deleted only once all that is
 	// done, so a killed run hands the recorded crawl on again.
-	st.fetcher = fetch.New(d.DB, d.Blobs, fetch.Queues{Enqueue: enqueue, Parse: r.inline(st.parse), Summarize: r.sender(QueueSummarize)},
+	st.fetcher = fetch.New(d.DB, keptOnce{d.Blobs, d.DB}, fetch.Queues{Enqueue: enqueue, Parse: r.inline(st.parse), Summarize: r.sender(QueueSummarize)},
 		cfg.Client, politeness.NewGate(), cfg.Fetch, log)
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.

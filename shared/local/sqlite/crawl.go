@@ -100,8 +100,9 @@ func insertCrawl(ctx context.Context, tx *wtx, cr crawl.Crawl) error {
 			return fmt.Errorf("insert file: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO file_body(file_id, body_key, charset, content_type,
-			content_language, x_robots_tag) VALUES(?,?,?,?,?,?)`,
-			fileID, f.BodyKey, nullStr(f.Charset), nullStr(f.ContentType), nullStr(f.ContentLanguage), nullStr(f.RobotsTag)); err != nil {
+			content_language, x_robots_tag, body_sha256) VALUES(?,?,?,?,?,?,?)`,
+			fileID, f.BodyKey, nullStr(f.Charset), nullStr(f.ContentType), nullStr(f.ContentLanguage), nullStr(f.RobotsTag),
+			nullStr(f.BodySHA256)); err != nil {
 			return fmt.Errorf("insert file_body: %w", err)
 		}
 		if cr.FileText != nil {
@@ -164,16 +165,18 @@ func (d *DB) GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error
 		return cr, err
 	}
 	var f crawl.File
-	var charset, ctype, clang, robots sql.NullString
+	var charset, ctype, clang, robots, sha sql.NullString
 	err = d.queryRow(ctx, `SELECT f.file_id, u.url, f.last_modified_unix_utc, f.file_size, m.mimetype,
-		cu.url, b.body_key, b.charset, b.content_type, b.content_language, b.x_robots_tag
+		cu.url, b.body_key, b.charset, b.content_type, b.content_language, b.x_robots_tag, `+
+		d.older.columns("b.body_sha256", "file_body", "b")+`
 		FROM file f JOIN url u ON u.url_id=f.url_id JOIN mimetype m ON m.mimetype_id=f.mimetype_id
 		LEFT JOIN url cu ON cu.url_id=f.canonical_url_id LEFT JOIN file_body b ON b.file_id=f.file_id
 		WHERE f.crawl_log_id=?`, logID).Scan(&f.ID, &f.URL, &f.LastModified, &f.FileSize, &f.MIMEType, &f.CanonicalURL,
-		&f.BodyKey, &charset, &ctype, &clang, &robots)
+		&f.BodyKey, &charset, &ctype, &clang, &robots, &sha)
 	switch {
 	case err == nil:
 		f.Charset, f.ContentType, f.ContentLanguage, f.RobotsTag = charset.String, ctype.String, clang.String, robots.String
+		f.BodySHA256 = sha.String
 		cr.File = &f
 	case !notFound(err):
 		return cr, fmt.Errorf("get file of %s: %w", crawlUUID, err)
@@ -205,4 +208,21 @@ func (d *DB) SetCanonicalURL(ctx context.Context, crawlUUID, canonical string) e
 		}
 		return nil
 	})
+}
+
+const bodyKeyOfQuery = `SELECT body_key FROM file_body WHERE body_sha256=? LIMIT 1`
+
+// BodyKeyOf returns the key of a body already kept with the given
+// SHA-256 (hex), if any: the embedded home keeps a body fetched twice,
+// at two URLs or in two crawls, once.
+func (d *DB) BodyKeyOf(ctx context.Context, sha256 string) (string, bool, error) {
+	var key string
+	err := d.queryRow(ctx, bodyKeyOfQuery, sha256).Scan(&key)
+	switch {
+	case err == nil:
+		return key, true, nil
+	case notFound(err):
+		return "", false, nil
+	}
+	return "", false, fmt.Errorf("find the body %s: %w", sha256, err)
 }

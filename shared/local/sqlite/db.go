@@ -192,6 +192,7 @@ var addedColumns = []addedColumn{
 	{"crawl_frontier", "mrate", "REAL NOT NULL DEFAULT 0", "0.0"},
 	{"crawl_frontier", "mrate_counter", "INTEGER NOT NULL DEFAULT 0", "0"},
 	{"crawl_frontier", "recrawl_every", "INTEGER NOT NULL DEFAULT 0", "0"},
+	{"file_body", "body_sha256", "TEXT", "NULL"},
 }
 
 // addedColumn is a column added after databases were made without it,

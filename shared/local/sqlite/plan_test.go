@@ -22,6 +22,7 @@ func TestQueryPlans(t *testing.T) {
 			[]string{"text_pile_simhash_band0", "text_pile_simhash_band3", "entity_generation_by_text_pile"}, true},
 		{"due candidates", "SELECT f.url_id" + candidateFrom + dueWhere, []any{1000, 16},
 			[]string{"crawl_frontier_release"}, false},
+		{"body by hash", bodyKeyOfQuery, []any{"ab"}, []string{"file_body_by_sha256"}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rows, err := d.db.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+tt.query, tt.args...)

@@ -324,16 +324,21 @@ CREATE TABLE IF NOT EXISTS robots_file (
 CREATE TABLE IF NOT EXISTS crawl_scope (
   host TEXT PRIMARY KEY
 );
--- file_body: where a file's raw body is in the blob store, and the
--- response headers the parser reads.
+-- file_body: where a file's raw body is in the blob store (a record of a
+-- WARC file, or a file of its own under raw/ before), the response
+-- headers the parser reads, and the body's SHA-256 (hex; Null before it
+-- was kept, when the key was the body's content address).
 CREATE TABLE IF NOT EXISTS file_body (
   file_id          INTEGER PRIMARY KEY REFERENCES file(file_id),
   body_key         TEXT NOT NULL,
   charset          TEXT,
   content_type     TEXT,
   content_language TEXT,
-  x_robots_tag     TEXT
+  x_robots_tag     TEXT,
+  body_sha256      TEXT
 );
+-- A body already kept is found by its hash, and not kept again.
+CREATE INDEX IF NOT EXISTS file_body_by_sha256 ON file_body(body_sha256) WHERE body_sha256 IS NOT NULL;
 -- generation_content: what a generation's content is identified by (text
 -- pile digest, body hash or redirect target) and whether it is noindex.
 CREATE TABLE IF NOT EXISTS generation_content (

@@ -18,11 +18,30 @@ func FuzzReadResponse(f *testing.F) {
 		}
 		f.Add(bytes.Clone(buf.Bytes()[start:]))
 	}
+	var plain bytes.Buffer
+	pw := NewPlainWriter(&plain, 0)
+	for _, e := range exchanges() {
+		start := plain.Len()
+		if _, err := pw.WriteExchange(e); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(bytes.Clone(plain.Bytes()[start:]))
+	}
 	f.Add([]byte("WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 5\r\n\r\nHTTP/\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r, err := ReadResponse(bytes.NewReader(in))
+		// ParseRecord reads a record held whole as ReadResponse reads it
+		// from a reader.
+		p, perr := ParseRecord(bytes.Clone(in))
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("ReadResponse: %v; ParseRecord: %v", err, perr)
+		}
 		if err != nil {
 			return
+		}
+		if p.Status != r.Status || !bytes.Equal(p.Body, r.Body) || p.URL != r.URL || !p.Date.Equal(r.Date) {
+			t.Fatalf("ParseRecord read %d %q (%d bytes), ReadResponse %d %q (%d bytes)", p.Status, p.URL, len(p.Body),
+				r.Status, r.URL, len(r.Body))
 		}
 		if r.Status < 100 || r.Status > 999 {
 			return // gowarc reads any status line; ours are HTTP's

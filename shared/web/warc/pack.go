@@ -230,15 +230,15 @@ func (p *Packer) Get(ctx context.Context, key string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the body at %s: %w", key, err)
 	}
-	payload, err := ReadPayload(bytes.NewReader(b))
+	payload, err := ParsePayload(b)
 	if err != nil {
 		return nil, fmt.Errorf("read the record at %s: %w", key, err)
 	}
 	return payload, nil
 }
 
-// Ref names one record: its file's key and its span, written
-// "FILE#OFFSET,LENGTH".
+// Ref names one record: its file's key (a .warc.gz or .warc file) and
+// its span, written "FILE#OFFSET,LENGTH".
 type Ref struct {
 	Object string
 	Span   Span
@@ -251,7 +251,7 @@ func (r Ref) String() string {
 // ParseRef reads a Ref; ok is false for any other key.
 func ParseRef(key string) (Ref, bool) {
 	i := strings.LastIndexByte(key, '#')
-	if i < 0 || !strings.HasSuffix(key[:i], ".warc.gz") {
+	if i < 0 || !strings.HasSuffix(key[:i], ".warc.gz") && !strings.HasSuffix(key[:i], ".warc") {
 		return Ref{}, false
 	}
 	off, n, found := strings.Cut(key[i+1:], ",")

@@ -143,6 +143,7 @@ func TestParseRef(t *testing.T) {
 	for key, ok := range map[string]bool{
 		"warc/2026/11/25/x.warc.gz#0,100": true,
 		"warc/2026/11/25/x.warc.gz#12,1":  true,
+		"warc/2026/11/25/x.warc#12,1":     true,
 		"raw/ab/cdef":                     false,
 		"doc/c1.json":                     false,
 		"warc/x.warc.gz#-1,5":             false,

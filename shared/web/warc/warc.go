@@ -42,11 +42,12 @@ type Span struct {
 	Length int64 `json:"length"`
 }
 
-// Writer appends records to a WARC file, one gzip member each.
+// Writer appends records to a WARC file, one gzip member each (or, from
+// NewPlainWriter, uncompressed).
 type Writer struct {
 	w   io.Writer
 	off int64
-	gz  *gzip.Writer
+	gz  *gzip.Writer // nil: plain records
 	buf bytes.Buffer
 }
 
@@ -55,6 +56,15 @@ type Writer struct {
 func NewWriter(w io.Writer, off int64) *Writer {
 	gz, _ := gzip.NewWriterLevel(io.Discard, gzip.DefaultCompression)
 	return &Writer{w: w, off: off, gz: gz}
+}
+
+// NewPlainWriter returns a Writer of uncompressed records without
+// digests (both optional in WARC 1.1), for files that are written on
+// the crawl's path and read back a record at a time: the embedded
+// home's bodies, where compressing and hashing each body cost more CPU
+// than the rest of keeping it. Such a file is named .warc, not .warc.gz.
+func NewPlainWriter(w io.Writer, off int64) *Writer {
+	return &Writer{w: w, off: off}
 }
 
 // Offset is the offset the next record will be written at.
@@ -69,7 +79,7 @@ func (w *Writer) Info(filename, software string, at time.Time) (Span, error) {
 	block := fmt.Sprintf("software: %s\r\nformat: WARC File Format 1.1\r\n"+
 		"conformsTo: https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n", software)
 	_, span, err := w.record("warcinfo", at, []field{{"WARC-Filename", filename}, {"Content-Type", "application/warc-fields"}},
-		[]byte(block), nil)
+		[][]byte{[]byte(block)}, nil)
 	return span, err
 }
 
@@ -105,12 +115,11 @@ func (w *Writer) WriteExchange(e Exchange) (Span, error) {
 	var resp bytes.Buffer
 	fmt.Fprintf(&resp, "%s %d %s\r\n", proto, e.Status, http.StatusText(e.Status))
 	writeHeader(&resp, e.Response, len(e.Body))
-	resp.Write(e.Body)
 	fields := []field{{"WARC-Target-URI", e.URL}, {"Content-Type", "application/http;msgtype=response"}}
 	if e.IP != "" {
 		fields = append(fields, field{"WARC-IP-Address", e.IP})
 	}
-	id, span, err := w.record("response", e.Date, fields, resp.Bytes(), e.Body)
+	id, span, err := w.record("response", e.Date, fields, [][]byte{resp.Bytes(), e.Body}, e.Body)
 	if err != nil {
 		return Span{}, fmt.Errorf("warc: the response record of %s: %w", e.URL, err)
 	}
@@ -123,7 +132,7 @@ func (w *Writer) WriteExchange(e Exchange) (Span, error) {
 	fmt.Fprintf(&req, "%s %s HTTP/1.1\r\n", method, requestTarget(e.URL))
 	writeHeader(&req, e.Request, -1)
 	if _, _, err := w.record("request", e.Date, []field{{"WARC-Target-URI", e.URL},
-		{"Content-Type", "application/http;msgtype=request"}, {"WARC-Concurrent-To", id}}, req.Bytes(), nil); err != nil {
+		{"Content-Type", "application/http;msgtype=request"}, {"WARC-Concurrent-To", id}}, [][]byte{req.Bytes()}, nil); err != nil {
 		return Span{}, fmt.Errorf("warc: the request record of %s: %w", e.URL, err)
 	}
 	return span, nil
@@ -132,7 +141,7 @@ func (w *Writer) WriteExchange(e Exchange) (Span, error) {
 // WriteResource writes a resource record: data as it is, named by uri
 // (the crawler's own records, such as text piles, are urn: URIs).
 func (w *Writer) WriteResource(uri string, at time.Time, contentType string, data []byte) (Span, error) {
-	_, span, err := w.record("resource", at, []field{{"WARC-Target-URI", uri}, {"Content-Type", contentType}}, data, data)
+	_, span, err := w.record("resource", at, []field{{"WARC-Target-URI", uri}, {"Content-Type", contentType}}, [][]byte{data}, data)
 	if err != nil {
 		return Span{}, fmt.Errorf("warc: the resource record of %s: %w", uri, err)
 	}
@@ -188,30 +197,56 @@ func writeHeader(w io.Writer, h http.Header, n int) {
 
 // digest is a WARC digest field's value: SHA-1 in base32, as warcio and
 // most WARC tools write and check it.
-func digest(b []byte) string {
-	sum := sha1.Sum(b)
-	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
+func digest(parts ...[]byte) string {
+	h := sha1.New()
+	for _, b := range parts {
+		h.Write(b)
+	}
+	return "sha1:" + base32.StdEncoding.EncodeToString(h.Sum(nil))
 }
 
-// record writes one record as one gzip member: the version line, the
-// named fields (with the record's id, date, block digest and, when
-// payload is not nil, payload digest), the block and the closing CRLFs.
-// It returns the record's id.
-func (w *Writer) record(typ string, at time.Time, fields []field, block, payload []byte) (string, Span, error) {
+// record writes one record, its block given in parts: as one gzip
+// member, or plain (in parts, straight to the file: a body is not
+// copied). The fields are the version line, the named fields (with the
+// record's id, date and, in a gzip file, the block digest and, when
+// payload is not nil, the payload digest), the block and the closing
+// CRLFs. It returns the record's id.
+func (w *Writer) record(typ string, at time.Time, fields []field, block [][]byte, payload []byte) (string, Span, error) {
 	id := "<urn:uuid:" + uuid.NewString() + ">"
-	w.buf.Reset()
-	w.gz.Reset(&w.buf)
 	var h bytes.Buffer
 	fmt.Fprintf(&h, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\nWARC-Date: %s\r\n", typ, id, at.UTC().Format(time.RFC3339))
 	for _, f := range fields {
 		fmt.Fprintf(&h, "%s: %s\r\n", f.name, oneLine.Replace(f.value))
 	}
-	fmt.Fprintf(&h, "WARC-Block-Digest: %s\r\n", digest(block))
-	if payload != nil {
-		fmt.Fprintf(&h, "WARC-Payload-Digest: %s\r\n", digest(payload))
+	if w.gz != nil {
+		fmt.Fprintf(&h, "WARC-Block-Digest: %s\r\n", digest(block...))
+		if payload != nil {
+			fmt.Fprintf(&h, "WARC-Payload-Digest: %s\r\n", digest(payload))
+		}
 	}
-	fmt.Fprintf(&h, "Content-Length: %d\r\n\r\n", len(block))
-	for _, b := range [][]byte{h.Bytes(), block, []byte("\r\n\r\n")} {
+	size := 0
+	for _, b := range block {
+		size += len(b)
+	}
+	fmt.Fprintf(&h, "Content-Length: %d\r\n\r\n", size)
+	parts := append(append([][]byte{h.Bytes()}, block...), []byte("\r\n\r\n"))
+	if w.gz == nil {
+		n := 0
+		for _, b := range parts {
+			k, err := w.w.Write(b)
+			n += k
+			if err != nil {
+				w.off += int64(n)
+				return "", Span{}, fmt.Errorf("write a %s record: %w", typ, err)
+			}
+		}
+		span := Span{Offset: w.off, Length: int64(n)}
+		w.off += int64(n)
+		return id, span, nil
+	}
+	w.buf.Reset()
+	w.gz.Reset(&w.buf)
+	for _, b := range parts {
 		if _, err := w.gz.Write(b); err != nil {
 			return "", Span{}, fmt.Errorf("compress a %s record: %w", typ, err)
 		}
@@ -273,33 +308,99 @@ func ReadPayload(r io.Reader) ([]byte, error) {
 	return resp.Body, err
 }
 
+// ParseRecord is ReadResponse of a record held whole in b (a span's
+// bytes, from a ranged read). A plain record is read in place: the body
+// it returns is part of b, not a copy, so that a 50 MB body read back
+// takes 50 MB, not the several times that copying it through readers
+// does. A gzipped one is read as ReadResponse reads it.
+func ParseRecord(b []byte) (Response, error) {
+	if len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b {
+		return ReadResponse(bytes.NewReader(b))
+	}
+	br := bytes.NewReader(b)
+	r := bufio.NewReaderSize(br, 4096)
+	fields, out, n, err := readHeader(r)
+	if err != nil {
+		return out, err
+	}
+	start := int64(len(b)) - int64(br.Len()) - int64(r.Buffered())
+	if n > int64(len(b))-start {
+		return out, fmt.Errorf("warc: the block of %s: %w", out.URL, io.ErrUnexpectedEOF)
+	}
+	block := b[start : start+n : start+n]
+	if end := b[start+n:]; len(end) < 4 || string(end[:4]) != "\r\n\r\n" {
+		return out, fmt.Errorf("warc: the record of %s does not end with CRLF CRLF", out.URL)
+	}
+	return finishRecord(fields, out, block)
+}
+
+// ParsePayload is ParseRecord's payload.
+func ParsePayload(b []byte) ([]byte, error) {
+	resp, err := ParseRecord(b)
+	return resp.Body, err
+}
+
 // maxHeader bounds a record's header fields.
 const maxHeader = 64 << 10
 
+// maxExact is the largest block read into a buffer of exactly its
+// Content-Length at once; a longer one (up to maxBody) is read as it
+// comes, so that a corrupt length cannot make a huge allocation.
+const maxExact = 64 << 20
+
 func readRecord(r *bufio.Reader) (Response, error) {
+	fields, out, n, err := readHeader(r)
+	if err != nil {
+		return out, err
+	}
+	var block []byte
+	if n <= maxExact {
+		block = make([]byte, n)
+		if _, err = io.ReadFull(r, block); errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+	} else {
+		block, err = io.ReadAll(io.LimitReader(r, n))
+		if err == nil && int64(len(block)) < n {
+			err = io.ErrUnexpectedEOF
+		}
+	}
+	if err != nil {
+		return out, fmt.Errorf("warc: the block of %s: %w", out.URL, err)
+	}
+	if end := make([]byte, 4); !readFull(r, end) || string(end) != "\r\n\r\n" {
+		return out, fmt.Errorf("warc: the record of %s does not end with CRLF CRLF", out.URL)
+	}
+	return finishRecord(fields, out, block)
+}
+
+// readHeader reads a record's version line and header fields, and
+// returns the fields (names lower-cased), the response as far as they
+// tell it, and the block's length.
+func readHeader(r *bufio.Reader) (map[string]string, Response, int64, error) {
 	line, err := readLine(r)
 	if err != nil {
-		return Response{}, fmt.Errorf("warc: read a record: %w", err)
+		return nil, Response{}, 0, fmt.Errorf("warc: read a record: %w", err)
 	}
 	if line != "WARC/1.1" && line != "WARC/1.0" {
-		return Response{}, fmt.Errorf("warc: read a record: it starts %q, not a WARC version", truncate(line, 40))
+		return nil, Response{}, 0, fmt.Errorf("warc: read a record: it starts %q, not a WARC version", truncate(line, 40))
 	}
 	fields := map[string]string{}
 	size := 0
 	for {
 		line, err := readLine(r)
 		if err != nil {
-			return Response{}, fmt.Errorf("warc: read a record's header: %w", err)
+			return nil, Response{}, 0, fmt.Errorf("warc: read a record's header: %w", err)
 		}
 		if line == "" {
 			break
 		}
 		if size += len(line); size > maxHeader {
-			return Response{}, fmt.Errorf("warc: a record's header is over %d bytes", maxHeader)
+			return nil, Response{}, 0, fmt.Errorf("warc: a record's header is over %d bytes", maxHeader)
 		}
 		name, value, ok := strings.Cut(line, ":")
 		if !ok {
-			return Response{}, fmt.Errorf("warc: a header line %q has no colon", truncate(line, 40))
+			return nil, Response{}, 0, fmt.Errorf("warc: a header line %q has no colon", truncate(line, 40))
 		}
 		fields[strings.ToLower(strings.TrimSpace(name))] = strings.TrimSpace(value)
 	}
@@ -309,18 +410,16 @@ func readRecord(r *bufio.Reader) (Response, error) {
 	}
 	n, err := strconv.ParseInt(fields["content-length"], 10, 64)
 	if err != nil || n < 0 || n > maxBody {
-		return out, fmt.Errorf("warc: the record of %s: Content-Length %q", out.URL, fields["content-length"])
+		return nil, out, 0, fmt.Errorf("warc: the record of %s: Content-Length %q", out.URL, fields["content-length"])
 	}
-	block, err := io.ReadAll(io.LimitReader(r, n))
-	if err == nil && int64(len(block)) < n {
-		err = io.ErrUnexpectedEOF
-	}
-	if err != nil {
-		return out, fmt.Errorf("warc: the block of %s: %w", out.URL, err)
-	}
-	if end := make([]byte, 4); !readFull(r, end) || string(end) != "\r\n\r\n" {
-		return out, fmt.Errorf("warc: the record of %s does not end with CRLF CRLF", out.URL)
-	}
+	return fields, out, n, nil
+}
+
+// finishRecord checks a block against its digest and reads the response
+// (or resource) it holds. A response's body is part of block when the
+// HTTP head says it is the rest of it (no transfer coding), as the
+// records this package writes say.
+func finishRecord(fields map[string]string, out Response, block []byte) (Response, error) {
 	if d := fields["warc-block-digest"]; strings.HasPrefix(strings.ToLower(d), "sha1:") && !strings.EqualFold(d, digest(block)) {
 		return out, fmt.Errorf("warc: the block of %s does not match its digest", out.URL)
 	}
@@ -332,12 +431,17 @@ func readRecord(r *bufio.Reader) (Response, error) {
 	default:
 		return out, fmt.Errorf("warc: a %s record where a response or resource was expected", typ)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(block)), nil)
+	br := bytes.NewReader(block)
+	hr := bufio.NewReader(br)
+	resp, err := http.ReadResponse(hr, nil)
 	if err != nil {
 		return out, fmt.Errorf("warc: the HTTP response of %s: %w", out.URL, err)
 	}
 	defer resp.Body.Close()
-	if out.Body, err = io.ReadAll(resp.Body); err != nil {
+	rest := block[len(block)-br.Len()-hr.Buffered():]
+	if len(resp.TransferEncoding) == 0 && resp.ContentLength == int64(len(rest)) {
+		out.Body = rest
+	} else if out.Body, err = io.ReadAll(resp.Body); err != nil {
 		return out, fmt.Errorf("warc: the body of %s: %w", out.URL, err)
 	}
 	out.Status, out.Header = resp.StatusCode, resp.Header

@@ -3,6 +3,7 @@ package warc
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -32,10 +33,19 @@ func exchanges() []Exchange {
 
 // write returns a file of a warcinfo record and the exchanges, and the
 // exchanges' response spans.
-func write(t *testing.T) ([]byte, []Span) {
+func write(t *testing.T) ([]byte, []Span) { return writeWith(t, NewWriter) }
+
+// writers are the two kinds of file: gzip members with digests, and
+// plain records without.
+var writers = []struct {
+	name, ext string
+	new       func(io.Writer, int64) *Writer
+}{{"gzip", ".warc.gz", NewWriter}, {"plain", ".warc", NewPlainWriter}}
+
+func writeWith(t *testing.T, newWriter func(io.Writer, int64) *Writer) ([]byte, []Span) {
 	t.Helper()
 	var buf bytes.Buffer
-	w := NewWriter(&buf, 0)
+	w := newWriter(&buf, 0)
 	if _, err := w.Info("test.warc.gz", "crawler-test", at); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +66,13 @@ func write(t *testing.T) ([]byte, []Span) {
 // TestRoundTrip: each response is read back from its span alone, as a
 // ranged read would give it.
 func TestRoundTrip(t *testing.T) {
-	file, spans := write(t)
+	for _, wr := range writers {
+		t.Run(wr.name, func(t *testing.T) { roundTrip(t, wr.new) })
+	}
+}
+
+func roundTrip(t *testing.T, newWriter func(io.Writer, int64) *Writer) {
+	file, spans := writeWith(t, newWriter)
 	for i, e := range exchanges() {
 		s := spans[i]
 		got, err := ReadResponse(bytes.NewReader(file[s.Offset : s.Offset+s.Length]))
@@ -132,8 +148,14 @@ func TestRequestTarget(t *testing.T) {
 // targets, statuses and bodies written.
 func TestReadByWarcio(t *testing.T) {
 	bin := warcio.Bin(t)
-	file, _ := write(t)
-	path := filepath.Join(t.TempDir(), "test.warc.gz")
+	for _, wr := range writers {
+		t.Run(wr.name, func(t *testing.T) { readByWarcio(t, bin, wr.ext, wr.new) })
+	}
+}
+
+func readByWarcio(t *testing.T, bin, ext string, newWriter func(io.Writer, int64) *Writer) {
+	file, _ := writeWith(t, newWriter)
+	path := filepath.Join(t.TempDir(), "test"+ext)
 	if err := os.WriteFile(path, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
