@@ -164,6 +164,10 @@ func TestOlderDatabase(t *testing.T) {
 	if err := db.PutCandidate(ctx, crawl.Candidate{URL: u, Host: "example.com", State: crawl.StateDue, CrawlType: crawl.CrawlFirst}); err != nil {
 		t.Fatal(err)
 	}
+	registerAgent(t, db)
+	if _, err := db.RecordCrawl(ctx, contract.CompleteCrawl("http://example.com/page", "crawl-old"), nil); err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
 	// Make it as an earlier version left it.
 	raw, err := sql.Open("sqlite", "file:"+path)
@@ -175,6 +179,7 @@ func TestOlderDatabase(t *testing.T) {
 		`ALTER TABLE crawl_frontier DROP COLUMN site_id`, `ALTER TABLE crawl_frontier DROP COLUMN mrate`,
 		`ALTER TABLE crawl_frontier DROP COLUMN mrate_counter`, `ALTER TABLE crawl_frontier DROP COLUMN recrawl_every`,
 		`DROP TABLE sites_filters`, `DROP TABLE sites_urls`, `DROP TABLE sites_properties`, `DROP TABLE sites`,
+		`DROP INDEX file_body_by_sha256`, `ALTER TABLE file_body DROP COLUMN body_sha256`,
 	} {
 		if _, err := raw.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
@@ -192,6 +197,11 @@ func TestOlderDatabase(t *testing.T) {
 	}
 	if st, err := ro.Status(ctx, u); err != nil || st.State != "pending" {
 		t.Errorf("read-only status: %+v, %v", st, err)
+	}
+	// A crawl recorded before bodies had their hash kept: its file reads
+	// back without one.
+	if cr, err := ro.GetCrawl(ctx, "crawl-old"); err != nil || cr.File == nil || cr.File.BodySHA256 != "" || cr.File.BodyKey == "" {
+		t.Errorf("read-only crawl of an older database: %+v, %v", cr.File, err)
 	}
 	if sites, err := ro.Sites(ctx); err != nil || len(sites) != 0 {
 		t.Errorf("read-only sites: %v, %v", sites, err)
@@ -219,6 +229,12 @@ func TestOlderDatabase(t *testing.T) {
 	}
 	if got, err := rw.GetCandidate(ctx, u); err != nil || got.SiteID != "docs" || got.MRateCounter != 2 {
 		t.Errorf("after the upgrade: %+v, %v", got, err)
+	}
+	if cr, err := rw.GetCrawl(ctx, "crawl-old"); err != nil || cr.File == nil || cr.File.BodySHA256 != "" {
+		t.Errorf("an older crawl after the upgrade: %+v, %v", cr.File, err)
+	}
+	if _, ok, err := rw.BodyKeyOf(ctx, contract.CompleteCrawl("", "").File.BodySHA256); ok || err != nil {
+		t.Errorf("an older crawl's body found by a hash it was not kept with: %v, %v", ok, err)
 	}
 }
 

@@ -37,7 +37,7 @@ func CompleteCrawl(u, crawlUUID string) crawl.Crawl {
 			HTTPETag: ptr(`"v1"`)}},
 		File: &crawl.File{URL: u, LastModified: ptr(int64(1690000000)), FileSize: ptr(int64(len(text))),
 			MIMEType: "text/html", CanonicalURL: ptr("http://example.com/canonical"), BodyKey: crawl.BodyKey([]byte(text)),
-			Charset: "utf-8", ContentType: "text/html; charset=utf-8", ContentLanguage: "en", RobotsTag: "noarchive"},
+			BodySHA256: crawl.BodySHA256([]byte(text)), Charset: "utf-8", ContentType: "text/html; charset=utf-8", ContentLanguage: "en", RobotsTag: "noarchive"},
 		FileText: &text,
 	}
 }
