@@ -7,31 +7,23 @@ import (
 
 // FuzzReadResponse: whatever bytes a span holds (a corrupt object, a
 // wrong offset), ReadResponse returns a response or an error, and never
-// panics. A response it returns re-encodes and reads back the same.
+// panics. A response it returns re-encodes and reads back the same, and
+// ParseRecord reads every input as ReadResponse does.
 func FuzzReadResponse(f *testing.F) {
-	var buf bytes.Buffer
-	w := NewWriter(&buf, 0)
-	for _, e := range exchanges() {
-		start := buf.Len()
-		if _, err := w.WriteExchange(e); err != nil {
-			f.Fatal(err)
+	for _, wr := range writers { // gzip members and plain records
+		var buf bytes.Buffer
+		w := wr.new(&buf, 0)
+		for _, e := range exchanges() {
+			start := buf.Len()
+			if _, err := w.WriteExchange(e); err != nil {
+				f.Fatal(err)
+			}
+			f.Add(bytes.Clone(buf.Bytes()[start:]))
 		}
-		f.Add(bytes.Clone(buf.Bytes()[start:]))
-	}
-	var plain bytes.Buffer
-	pw := NewPlainWriter(&plain, 0)
-	for _, e := range exchanges() {
-		start := plain.Len()
-		if _, err := pw.WriteExchange(e); err != nil {
-			f.Fatal(err)
-		}
-		f.Add(bytes.Clone(plain.Bytes()[start:]))
 	}
 	f.Add([]byte("WARC/1.1\r\nWARC-Type: response\r\nContent-Length: 5\r\n\r\nHTTP/\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r, err := ReadResponse(bytes.NewReader(in))
-		// ParseRecord reads a record held whole as ReadResponse reads it
-		// from a reader.
 		p, perr := ParseRecord(bytes.Clone(in))
 		if (err == nil) != (perr == nil) {
 			t.Fatalf("ReadResponse: %v; ParseRecord: %v", err, perr)
