@@ -18,6 +18,7 @@ import (
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/pipeline"
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 	"github.com/serverless-crawler/crawler/shared/report"
 	"github.com/serverless-crawler/crawler/shared/stage/fetch"
 	"github.com/serverless-crawler/crawler/shared/web/safedial"
@@ -238,7 +239,7 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 		}
 	}
 	tuneGC()
-	dd, err := pipeline.OpenDataDir(ctx, f.data)
+	dd, err := pipeline.OpenDataDir(ctx, f.data, sqlite.WithLog(log))
 	if err != nil {
 		return usageError{err}
 	}

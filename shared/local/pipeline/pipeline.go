@@ -40,7 +40,8 @@ type DataDir struct {
 var ErrLocked = errors.New("data directory is in use by another crawler process")
 
 // OpenDataDir opens (creating if needed) a data directory.
-func OpenDataDir(ctx context.Context, dir string) (*DataDir, error) {
+// The options are the database's (sqlite.Open).
+func OpenDataDir(ctx context.Context, dir string, opts ...sqlite.Option) (*DataDir, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("no data directory given")
 	}
@@ -60,7 +61,7 @@ func OpenDataDir(ctx context.Context, dir string) (*DataDir, error) {
 		lock.Close()
 		return nil, fmt.Errorf("%s: %w", dir, ErrLocked)
 	}
-	db, err := sqlite.Open(ctx, filepath.Join(dir, "crawl.db"))
+	db, err := sqlite.Open(ctx, filepath.Join(dir, "crawl.db"), opts...)
 	if err != nil {
 		lock.Close()
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"regexp"
 	"strings"
@@ -45,6 +46,17 @@ type DB struct {
 	older *older // what a database of an earlier version, opened read-only, lacks
 }
 
+// An Option is a setting of Open.
+type Option func(*options)
+
+type options struct {
+	log *slog.Logger
+}
+
+// WithLog has Open log what it does once in a database's life, such as
+// rebuilding an earlier version's full-text index.
+func WithLog(log *slog.Logger) Option { return func(o *options) { o.log = log } }
+
 // readers is the size of the read pool: reads (a candidate looked up, a
 // generation found, the queues counted) run beside the writer, as WAL
 // allows.
@@ -59,7 +71,14 @@ var ErrCorrupt = errors.New("damaged or not a crawl database")
 // schema up to date. An existing file is checked first (SQLite's
 // quick_check): a damaged one is refused with ErrCorrupt before anything
 // is written to it.
-func Open(ctx context.Context, path string) (*DB, error) {
+//
+// The options say where it logs what it does once in a database's life
+// (WithLog; by default nowhere).
+func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
 		// Checked through a read-only connection: even the WAL pragma
 		// below writes to the file.
@@ -81,7 +100,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("create schema in %s: %w", path, corrupt(err))
 	}
-	if err := migrateFullText(ctx, w); err != nil {
+	if err := migrateFullText(ctx, w, o.log); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("bring %s up to date: %w", path, corrupt(err))
 	}
@@ -238,10 +257,17 @@ func ownTextFTS(ctx context.Context, q interface {
 // written with are kept in text_pile_title, and the index is rebuilt
 // from its source, in one transaction. A crawl of the make-bench tree
 // takes about a second.
-func migrateFullText(ctx context.Context, w *sql.DB) error {
+func migrateFullText(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 	old, err := ownTextFTS(ctx, w)
 	if err != nil || !old {
 		return err
+	}
+	if log != nil {
+		// A warning, which the CLI shows by default: a large database
+		// takes minutes, once.
+		var piles int
+		w.QueryRowContext(ctx, `SELECT count(*) FROM full_text_entity_index`).Scan(&piles)
+		log.WarnContext(ctx, "rebuilding the full-text index of a database made by an earlier version (once)", "text_piles", piles)
 	}
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -297,11 +298,15 @@ func TestOlderFullTextIndex(t *testing.T) {
 	}
 	ro.Close()
 
-	rw, err := sqlite.Open(ctx, path)
+	var logged bytes.Buffer
+	rw, err := sqlite.Open(ctx, path, sqlite.WithLog(slog.New(slog.NewTextHandler(&logged, nil))))
 	if err != nil {
 		t.Fatalf("open for writing: %v", err)
 	}
 	defer rw.Close()
+	if got := logged.String(); !strings.Contains(got, "rebuilding the full-text index") || !strings.Contains(got, "text_piles=2") {
+		t.Errorf("logged %q, want the rebuild of two piles said", got)
+	}
 	if got, err := rw.Search(ctx, "keeper lamp", 10); err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Search after the rebuild = %v, %v; want %v", got, err, want)
 	}
