@@ -78,15 +78,7 @@ func (s *Store) Put(ctx context.Context, key string, data []byte) error {
 // key Keep returned, the body it kept.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if ref, ok := warc.ParseRef(key); ok {
-		b, err := s.GetRange(ctx, ref.Object, ref.Span.Offset, ref.Span.Length)
-		if err != nil {
-			return nil, err
-		}
-		payload, err := warc.ParsePayload(b)
-		if err != nil {
-			return nil, fmt.Errorf("get blob %s: %w", key, err)
-		}
-		return payload, nil
+		return warc.ReadRef(ctx, s, ref)
 	}
 	p, err := s.path(key)
 	if err != nil {

@@ -226,13 +226,24 @@ func (p *Packer) Get(ctx context.Context, key string) ([]byte, error) {
 	if !ok {
 		return p.objects.Get(ctx, key)
 	}
-	b, err := p.objects.GetRange(ctx, ref.Object, ref.Span.Offset, ref.Span.Length)
+	return ReadRef(ctx, p.objects, ref)
+}
+
+// Ranger reads part of an object: what a record is read back with.
+type Ranger interface {
+	GetRange(ctx context.Context, key string, off, n int64) ([]byte, error)
+}
+
+// ReadRef reads the payload of the record ref names, with one ranged
+// read of its file.
+func ReadRef(ctx context.Context, objects Ranger, ref Ref) ([]byte, error) {
+	b, err := objects.GetRange(ctx, ref.Object, ref.Span.Offset, ref.Span.Length)
 	if err != nil {
-		return nil, fmt.Errorf("read the body at %s: %w", key, err)
+		return nil, fmt.Errorf("read the body at %s: %w", ref, err)
 	}
 	payload, err := ParsePayload(b)
 	if err != nil {
-		return nil, fmt.Errorf("read the record at %s: %w", key, err)
+		return nil, fmt.Errorf("read the record at %s: %w", ref, err)
 	}
 	return payload, nil
 }
