@@ -118,7 +118,7 @@ func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
 
 // putCandidate is PutCandidate once the release record is written.
 func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
-	in, err := d.candidateUpdate(c, false, "")
+	in, u, err := d.candidateUpdate(c, false, "")
 	if err != nil {
 		return fmt.Errorf("put candidate %s: %w", c.URL, err)
 	}
@@ -129,21 +129,52 @@ func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
 	if admitted && c.Version != 0 {
 		in.ReturnValues = types.ReturnValueUpdatedOld
 	}
-	out, err := d.api.UpdateItem(ctx, in)
-	if err != nil {
-		if fxLostRace(err) {
+	in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+	var tries attempts
+	out, err := d.api.UpdateItem(ctx, in, tries.option)
+	wasFiltered := false
+	var refused *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &refused) && tries.retried():
+		own, err := d.ownWrite(ctx, c.URL, refused.Item, u)
+		if err != nil {
+			return fmt.Errorf("put candidate %s: %w", c.URL, err)
+		}
+		if !own {
 			return fmt.Errorf("put candidate %s (version %d): %w", c.URL, c.Version, crawl.ErrConflict)
 		}
+		// Our own write, applied by an attempt whose answer was lost.
+		// The state it replaced is not known, so a filtered URL
+		// admitted after all goes uncounted (one URL over the site's
+		// MaxURLs at most).
+	case fxLostRace(err):
+		return fmt.Errorf("put candidate %s (version %d): %w", c.URL, c.Version, crawl.ErrConflict)
+	case err != nil:
 		return fmt.Errorf("put candidate %s: %w", c.URL, err)
-	}
-	wasFiltered := false
-	if old, ok := out.Attributes[caState].(*types.AttributeValueMemberS); ok {
-		wasFiltered = old.Value == string(crawl.StateFiltered)
+	default:
+		if old, ok := out.Attributes[caState].(*types.AttributeValueMemberS); ok {
+			wasFiltered = old.Value == string(crawl.StateFiltered)
+		}
 	}
 	if c.SiteID != "" && c.Version == 0 && c.State != crawl.StateFiltered || admitted && wasFiltered {
 		return d.countSiteURL(ctx, c.SiteID, c.DiscoveredAt)
 	}
 	return nil
+}
+
+// ownWrite tells a retried candidate write, refused, that its earlier
+// attempt applied (its answer lost) from one that lost to another writer
+// meanwhile: the stored item holds what u writes, its version included.
+// item is what the refusal sent back; an endpoint that sends nothing is
+// asked.
+func (d *DB) ownWrite(ctx context.Context, url string, item map[string]types.AttributeValue, u *fxUpdate) (bool, error) {
+	if len(item) == 0 {
+		var err error
+		if item, err = d.candidateItem(ctx, url); err != nil {
+			return false, err
+		}
+	}
+	return len(item) > 0 && u.leaves(item), nil
 }
 
 // putsAtOnce is how many of PutCandidates' writes are in flight at once:
@@ -186,13 +217,13 @@ func (d *DB) PutCandidates(ctx context.Context, cs []crawl.Candidate) []error {
 
 // candidateUpdate is the conditional update that writes c as version
 // c.Version+1, also counting a crawl if countCrawl.
-func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording string) (*dynamodb.UpdateItemInput, error) {
+func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording string) (*dynamodb.UpdateItemInput, *fxUpdate, error) {
 	if c.URL == "" {
-		return nil, crawl.E("candidate", crawl.KindInvalid, errors.New("no URL"))
+		return nil, nil, crawl.E("candidate", crawl.KindInvalid, errors.New("no URL"))
 	}
 	if (c.State == crawl.StateDue || c.State == crawl.StateQueued) && c.Host == "" {
 		// The host is the GSI's partition key, which cannot be empty.
-		return nil, crawl.E("candidate "+c.URL, crawl.KindInvalid, fmt.Errorf("state %s needs a host", c.State))
+		return nil, nil, crawl.E("candidate "+c.URL, crawl.KindInvalid, fmt.Errorf("state %s needs a host", c.State))
 	}
 	u := newUpdate(nil)
 	u.set(caHost, fxS(c.Host))
@@ -277,7 +308,7 @@ func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording strin
 		ConditionExpression:       aws.String(cond),
 		ExpressionAttributeNames:  u.Names(),
 		ExpressionAttributeValues: u.Values(),
-	}, nil
+	}, u, nil
 }
 
 // decodeCandidate reads a candidate item.
