@@ -565,8 +565,10 @@ func gunzipString(b []byte, max int64) (string, error) {
 func sideItem(gen map[string]types.AttributeValue) map[string]types.AttributeValue {
 	sk, _ := fxReadS(gen, gaSK) // newGenItem's own string
 	side := map[string]types.AttributeValue{gaURL: gen[gaURL], gaSK: fxS(skLinksPrefix + sk), gaGenID: gen[gaGenID]}
+	// The pile's key is what Search reads the text by when the item has
+	// none (searchFromPile): it moves as the search text did.
 	moved := false
-	for _, a := range []string{gaLinks, gaSearchTextGz, gaSearchHeadlines} {
+	for _, a := range []string{gaLinks, gaSearchTextGz, gaSearchHeadlines, gaTextPileKey} {
 		if v, ok := gen[a]; ok {
 			side[a] = v
 			delete(gen, a)
@@ -576,11 +578,11 @@ func sideItem(gen map[string]types.AttributeValue) map[string]types.AttributeVal
 	if !moved {
 		return nil
 	}
-	// Where the pile, the links and the body are kept: written once, read
-	// by nothing on the crawl path, and on the documentation tree what
-	// took the generation item past 1 KiB (two write units, four in the
+	// Where the links and the body are kept: written once, read by
+	// nothing on the crawl path, and on the documentation tree what took
+	// the generation item past 1 KiB (two write units, four in the
 	// transaction).
-	for _, a := range []string{gaTextPileKey, gaLinksKey, gaBodyKey} {
+	for _, a := range []string{gaLinksKey, gaBodyKey} {
 		if v, ok := gen[a]; ok {
 			side[a] = v
 			delete(gen, a)

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -20,6 +21,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
 // Status returns what the crawl knows of a normalized URL, or
@@ -400,9 +402,10 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 		FilterExpression: aws.String("(" + openGenerations(e, false) + " AND " + n(gaNoIndex) + " = " +
 			e.value(fxBool(false)) + " AND attribute_exists(" + n(gaTextPileDigest) + ")) OR (begins_with(" + n(gaSK) +
 			", " + e.value(fxS(skLinksPrefix)) + ") AND (attribute_exists(" + n(gaSearchTextGz) + ") OR attribute_exists(" +
-			n(gaSearchHeadlines) + ")))"),
+			n(gaSearchHeadlines) + ") OR attribute_exists(" + n(gaTextPileKey) + ")))"),
 		ProjectionExpression: aws.String(strings.Join([]string{n(gaURL), n(gaSK), n(gaDescription + "." + gaTitle),
-			n(gaDescription + "." + gaDescriptionCol), n(gaSearchText), n(gaSearchTextGz), n(gaSearchHeadlines)}, ", ")),
+			n(gaDescription + "." + gaDescriptionCol), n(gaSearchText), n(gaSearchTextGz), n(gaSearchHeadlines),
+			n(gaTextPileKey)}, ", ")),
 		ExpressionAttributeNames:  e.Names(),
 		ExpressionAttributeValues: e.Values(),
 	}
@@ -410,8 +413,28 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 	type side struct {
 		gz    []byte
 		heads string
+		pile  string // text_pile_key, when the text is read from the pile
 	}
 	gens, sides := map[string]gen{}, map[string]side{} // waiting for each other, by url and generation sort key
+	// Pages whose text is read from their piles (searchFromPile), read a
+	// few hundred at a time, the records of one file together.
+	var fromPiles []gen
+	var pileKeys []string
+	readPiles := func() error {
+		piles, err := d.searchPiles(ctx, pileKeys)
+		if err != nil {
+			return err
+		}
+		for i, g := range fromPiles {
+			var fields [nFields]string
+			fields[fieldTitle], fields[fieldDescription] = g.title, g.desc
+			fields[fieldText] = clipText(piles[i].Text, maxSearchText)
+			fields[fieldHeadlines] = clipText(strings.TrimSpace(piles[i].BigHeadlines+"\n"+piles[i].SmallHeadlines), maxSearchHeadlines)
+			f(g.url, g.title, fields)
+		}
+		fromPiles, pileKeys = fromPiles[:0], pileKeys[:0]
+		return nil
+	}
 	emit := func(g gen, text string, gz []byte, heads string) error {
 		var fields [nFields]string
 		fields[fieldTitle], fields[fieldDescription], fields[fieldText], fields[fieldHeadlines] = g.title, g.desc, text, heads
@@ -425,6 +448,16 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 		f(g.url, g.title, fields)
 		return nil
 	}
+	join := func(g gen, sd side) error {
+		if sd.gz == nil && sd.heads == "" && sd.pile != "" {
+			fromPiles, pileKeys = append(fromPiles, g), append(pileKeys, sd.pile)
+			if len(pileKeys) == pilesAtOnce {
+				return readPiles()
+			}
+			return nil
+		}
+		return emit(g, "", sd.gz, sd.heads)
+	}
 	err := d.scanAll(ctx, in, func(it map[string]types.AttributeValue) error {
 		r := fxReader{m: it}
 		url, sk := r.str(gaURL), r.str(gaSK)
@@ -437,11 +470,12 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 				return fmt.Errorf("side item %s %s: %w", url, sk, r.err)
 			}
 			key := url + "\x00" + genSK
+			sd := side{gz: gz, heads: r.str(gaSearchHeadlines), pile: r.str(gaTextPileKey)}
 			if g, ok := gens[key]; ok {
 				delete(gens, key)
-				return emit(g, "", gz, r.str(gaSearchHeadlines))
+				return join(g, sd)
 			}
-			sides[key] = side{gz: gz, heads: r.str(gaSearchHeadlines)}
+			sides[key] = sd
 			return nil
 		}
 		desc := fxReader{m: r.mapAttr(gaDescription)}
@@ -457,12 +491,15 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 		key := url + "\x00" + sk
 		if sd, ok := sides[key]; ok {
 			delete(sides, key)
-			return emit(g, "", sd.gz, sd.heads)
+			return join(g, sd)
 		}
 		gens[key] = g
 		return nil
 	})
 	if err != nil {
+		return err
+	}
+	if err := readPiles(); err != nil {
 		return err
 	}
 	for _, g := range gens { // no search text: a page of title and description only
@@ -471,6 +508,59 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 		}
 	}
 	return nil
+}
+
+// pilesAtOnce is how many text piles Search reads in one go: enough
+// that a summarizer batch's file is read once, not so many that their
+// texts crowd memory.
+const pilesAtOnce = 512
+
+// searchPile is what Search reads of a text pile's blob.
+type searchPile struct {
+	Text, BigHeadlines, SmallHeadlines string
+}
+
+// searchPiles reads the text piles under keys, in order: the records
+// of one WARC file with one ranged read when the blob store reads ranges
+// (warc.ReadRefs), any other key with a Get. A pile that cannot be read
+// fails the search, naming it: a search that quietly ranked a page
+// without its text would mislead.
+func (d *DB) searchPiles(ctx context.Context, keys []string) ([]searchPile, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	if d.blobs == nil {
+		return nil, errors.New("search: the text piles are in the blob store, and the store has none (WithBlobs)")
+	}
+	blobs := make([][]byte, len(keys))
+	ranger, ranges := d.blobs.(warc.Ranger)
+	var refs []warc.Ref
+	var at []int
+	for i, k := range keys {
+		if ref, ok := warc.ParseRef(k); ok && ranges {
+			refs, at = append(refs, ref), append(at, i)
+			continue
+		}
+		b, err := d.blobs.Get(ctx, k)
+		if err != nil {
+			return nil, fmt.Errorf("search: read the text pile %s: %w", k, err)
+		}
+		blobs[i] = b
+	}
+	payloads, errs := warc.ReadRefs(ctx, ranger, refs)
+	for j, i := range at {
+		if errs != nil && errs[j] != nil {
+			return nil, fmt.Errorf("search: read the text pile %s: %w", keys[i], errs[j])
+		}
+		blobs[i] = payloads[j]
+	}
+	piles := make([]searchPile, len(keys))
+	for i, b := range blobs {
+		if err := json.Unmarshal(b, &piles[i]); err != nil {
+			return nil, fmt.Errorf("search: decode the text pile %s: %w", keys[i], err)
+		}
+	}
+	return piles, nil
 }
 
 // snippet returns up to snippetTokens tokens of text around the most

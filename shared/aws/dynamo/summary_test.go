@@ -341,16 +341,17 @@ func TestApplySummaryAttachments(t *testing.T) {
 		}
 	})
 	t.Run("search fields", func(t *testing.T) {
+		// The search text and headlines are read from the pile, whose
+		// key the side item holds (searchFromPile).
 		side := sumItems(t, db)[u+" "+skLinksPrefix+genSK(100, gid)]
-		gz, _ := side[gaSearchTextGz].(*types.AttributeValueMemberB)
-		if gz == nil {
-			t.Fatalf("search_text_gz of the side item is %T", side[gaSearchTextGz])
+		if side[gaSearchTextGz] != nil || side[gaSearchHeadlines] != nil {
+			t.Errorf("the side item holds the search text again: %v", side)
 		}
-		text, err := gunzipString(gz.Value, 1<<20)
-		if err != nil || text != "lamps and lighthouses" || attrS(t, side, gaSearchHeadlines) != "Lamps\nOil" {
-			t.Errorf("search_text %q (%v) search_headlines %q", text, err, attrS(t, side, gaSearchHeadlines))
+		piles, err := db.searchPiles(context.Background(), []string{attrS(t, side, gaTextPileKey)})
+		if err != nil || len(piles) != 1 || piles[0].Text != "lamps and lighthouses" || piles[0].BigHeadlines+"\n"+piles[0].SmallHeadlines != "Lamps\nOil" {
+			t.Errorf("the pile read for search: %+v, %v", piles, err)
 		}
-		for _, a := range []string{gaLinks, gaSearchTextGz, gaSearchHeadlines} {
+		for _, a := range []string{gaLinks, gaSearchTextGz, gaSearchHeadlines, gaTextPileKey} {
 			if raw[a] != nil {
 				t.Errorf("the generation item holds %s; it belongs in its side item", a)
 			}
@@ -849,8 +850,11 @@ func TestSearchReadsOlderItems(t *testing.T) {
 			sumApply(t, db, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0,
 				contract.TextGen(u, 100, contract.TextPile("an albatross over the harbour"), "Old")))
 			gid := sumOpen(t, db, u).Generation.ID
-			side := sumItems(t, db)[u+" "+skLinksPrefix+genSK(100, gid)]
-			text := side[gaSearchTextGz]
+			gz, err := gzipString("an albatross over the harbour")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text types.AttributeValue = &types.AttributeValueMemberB{Value: gz}
 			if plain {
 				text = fxS("an albatross over the harbour")
 			}
@@ -951,12 +955,39 @@ func TestApplySummaryPacksLinks(t *testing.T) {
 	if side[gaLinks] != nil || raw[gaLinks] != nil {
 		t.Errorf("link_summary written to DynamoDB too")
 	}
-	if side[gaSearchTextGz] == nil {
-		t.Errorf("the side item lost the search text: %v", side)
+	if side[gaSearchTextGz] != nil || itemsize.Of(side) > 1024 {
+		t.Errorf("the side item holds the search text (%d bytes); Search reads it from the pile: %v", itemsize.Of(side), side)
 	}
-	hits, err := db.Search(ctx, "lighthouses", 10)
-	if err != nil || len(hits) != 1 || hits[0].URL != u {
-		t.Errorf("Search = %+v, %v; want the page", hits, err)
+	// Search reads the text from the pile's record: through the packer
+	// (record by record), and through a store of ranged reads, as the
+	// CLI's, with one read for the file's records.
+	for name, b := range map[string]Blobs{"the packer": packer, "ranged reads": blobs} {
+		reader := New(db.api, db.t, WithBlobs(b))
+		hits, err := reader.Search(ctx, "lighthouses", 10)
+		if err != nil || len(hits) != 1 || hits[0].URL != u {
+			t.Errorf("Search through %s = %+v, %v; want the page", name, hits, err)
+		}
+		if hits, err := reader.Search(ctx, "lamps", 10); err != nil || len(hits) != 1 {
+			t.Errorf("Search through %s for a headline = %+v, %v; want the page", name, hits, err)
+		}
+	}
+}
+
+// TestSearchNamesAMissingPile: a page whose text pile is gone fails the
+// search with the pile's key, rather than ranking the page without its
+// text.
+func TestSearchNamesAMissingPile(t *testing.T) {
+	ctx := context.Background()
+	blobs := newSumBlobs()
+	db := testDB(t, WithBlobs(warc.NewPacker(blobs, warc.PackConfig{Prefix: "piles/"})))
+	const u = "http://example.com/gone"
+	sumApply(t, db, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0,
+		contract.TextGen(u, 100, contract.TextPile("a pile that goes missing"), "Gone")))
+	blobs.mu.Lock()
+	clear(blobs.data)
+	blobs.mu.Unlock()
+	if _, err := db.Search(ctx, "missing", 10); err == nil || !strings.Contains(err.Error(), "text pile piles/") {
+		t.Errorf("Search with the pile gone: %v; want an error naming the pile", err)
 	}
 }
 

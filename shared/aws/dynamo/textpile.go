@@ -86,6 +86,7 @@ func (d *DB) keepBlobs(ctx context.Context, n *crawl.NewGeneration, item map[str
 			return fmt.Errorf("store text pile: %w", err)
 		}
 		item[gaTextPileKey] = fxS(key)
+		searchFromPile(item)
 		return nil
 	}
 	var rs []warc.Resource
@@ -106,7 +107,22 @@ func (d *DB) keepBlobs(ctx context.Context, n *crawl.NewGeneration, item map[str
 		item[a] = fxS(keys[i])
 	}
 	delete(item, gaLinks)
+	if pile != nil {
+		searchFromPile(item)
+	}
 	return nil
+}
+
+// searchFromPile leaves the search text and headlines out of an item
+// whose own text pile is kept in the blob store: Search reads them from
+// the pile (scanSearchable), and in the item they were two of the side
+// item's three write units a page on the documentation tree
+// (BENCHMARKS.md, "#15, 2026-11-27 night"). An exact duplicate, which
+// keeps no pile of its own, keeps its search text in its item: it may
+// take over as the original.
+func searchFromPile(item map[string]types.AttributeValue) {
+	delete(item, gaSearchTextGz)
+	delete(item, gaSearchHeadlines)
 }
 
 // putPile writes a text pile into a plain blob store at TextPileKey,

@@ -101,7 +101,7 @@ func newAWSHome(t testing.TB, mod func(*stack.Settings)) *awsHome {
 	if _, err := c.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(s.Bucket)}); err != nil {
 		t.Fatal(err)
 	}
-	h := &awsHome{t: t, settings: s, clients: c, queues: map[string]*sqsq.Queue{}, db: dynamo.New(c.DynamoDB, s.Tables)}
+	h := &awsHome{t: t, settings: s, clients: c, queues: map[string]*sqsq.Queue{}, db: dynamo.New(c.DynamoDB, s.Tables, dynamo.WithBlobs(s3blob.New(c.S3, s.Bucket)))}
 	for _, name := range []string{"enqueue", "fetch", "parse", "summarize"} {
 		for _, n := range []string{name, name + "-dlq"} {
 			out, err := c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(p + "-" + n),

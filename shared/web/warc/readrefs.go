@@ -1,0 +1,92 @@
+package warc
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// MaxGap is the most bytes between two records of one file that
+// ReadRefs reads through rather than asking for each record apart: a
+// ranged GET costs as much as 1 MiB moved inside AWS is worth nothing,
+// and the records a batch wrote lie side by side.
+const MaxGap = 1 << 20
+
+// readsAtOnce bounds ReadRefs' ranged reads in flight.
+const readsAtOnce = 8
+
+// ReadRefs reads the payloads of many records, one ranged read for each
+// run of records that lie within MaxGap of each other in one file,
+// instead of one a record (S3 bills by the request). It returns the
+// payloads in refs' order, and for each record that could not be read
+// its error, in errs (nil when all were read).
+func ReadRefs(ctx context.Context, objects Ranger, refs []Ref) (payloads [][]byte, errs []error) {
+	payloads = make([][]byte, len(refs))
+	var mu sync.Mutex
+	fail := func(i int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if errs == nil {
+			errs = make([]error, len(refs))
+		}
+		errs[i] = err
+	}
+	// Runs: indexes of refs in one file, in file order, close together.
+	order := make([]int, len(refs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := strings.Compare(refs[a].Object, refs[b].Object); c != 0 {
+			return c
+		}
+		return cmp.Compare(refs[a].Span.Offset, refs[b].Span.Offset)
+	})
+	var runs [][]int
+	for k, i := range order {
+		if k > 0 {
+			prev := runs[len(runs)-1]
+			last := refs[prev[len(prev)-1]]
+			if refs[i].Object == last.Object && refs[i].Span.Offset-(last.Span.Offset+last.Span.Length) <= MaxGap {
+				runs[len(runs)-1] = append(prev, i)
+				continue
+			}
+		}
+		runs = append(runs, []int{i})
+	}
+	sem := make(chan struct{}, readsAtOnce)
+	var wg sync.WaitGroup
+	for _, run := range runs {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			first := refs[run[0]]
+			start, end := first.Span.Offset, int64(0)
+			for _, i := range run {
+				end = max(end, refs[i].Span.Offset+refs[i].Span.Length)
+			}
+			b, err := objects.GetRange(ctx, first.Object, start, end-start)
+			if err != nil {
+				for _, i := range run {
+					fail(i, fmt.Errorf("read the body at %s: %w", refs[i], err))
+				}
+				return
+			}
+			for _, i := range run {
+				off := refs[i].Span.Offset - start
+				p, err := ParsePayload(b[off : off+refs[i].Span.Length : off+refs[i].Span.Length])
+				if err != nil {
+					fail(i, fmt.Errorf("read the record at %s: %w", refs[i], err))
+					continue
+				}
+				payloads[i] = p
+			}
+		}()
+	}
+	wg.Wait()
+	return payloads, errs
+}
