@@ -72,6 +72,10 @@ type Processor struct {
 	// file: a handler that entered from its own goroutine could find its
 	// body ready before its peers had entered, and have it written alone.
 	Members Members
+	// ReadAhead, if set, is given every record's body before any handler
+	// starts: the parser reads the batch's bodies from S3 together
+	// (warc.ReadAhead).
+	ReadAhead func(ctx context.Context, bodies [][]byte)
 }
 
 // Members is told which records are being handled (warc.Packer).
@@ -99,6 +103,13 @@ func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQS
 	// The records the first handlers take are entered before any starts;
 	// a later one is entered as it takes the slot of one that has left.
 	first := min(len(ev.Records), n)
+	if p.ReadAhead != nil {
+		bodies := make([][]byte, len(ev.Records))
+		for i, r := range ev.Records {
+			bodies[i] = []byte(r.Body)
+		}
+		p.ReadAhead(ctx, bodies)
+	}
 	if p.Members != nil {
 		for range first {
 			p.Members.Enter()

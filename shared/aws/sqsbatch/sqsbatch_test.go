@@ -86,6 +86,40 @@ func (m *countMembers) start() {
 // Members: the records a first round of handlers takes are all entered
 // before any handler starts; a later record is entered when it takes a
 // slot; every record leaves once.
+// TestProcessReadAhead: the read-ahead is given every record's body,
+// in order, once, before any handler starts.
+func TestProcessReadAhead(t *testing.T) {
+	var mu sync.Mutex
+	var given [][]byte
+	started := false
+	p := Processor{Queue: "test", Concurrency: 2,
+		ReadAhead: func(_ context.Context, bodies [][]byte) {
+			mu.Lock()
+			defer mu.Unlock()
+			if started || given != nil {
+				t.Errorf("read-ahead called again or after a handler started")
+			}
+			given = bodies
+		},
+		Handle: func(context.Context, []byte) error {
+			mu.Lock()
+			defer mu.Unlock()
+			started = true
+			return nil
+		}}
+	var ev events.SQSEvent
+	for i := range 5 {
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: fmt.Sprint("m", i), Body: fmt.Sprint(i),
+			Attributes: map[string]string{"ApproximateReceiveCount": "1"}})
+	}
+	if _, err := p.Process(context.Background(), ev); err != nil {
+		t.Fatal(err)
+	}
+	if len(given) != 5 || string(given[0]) != "0" || string(given[4]) != "4" {
+		t.Errorf("read-ahead given %q, want the five bodies in order", given)
+	}
+}
+
 func TestProcessMembers(t *testing.T) {
 	for _, tc := range []struct {
 		name                 string

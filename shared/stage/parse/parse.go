@@ -300,3 +300,17 @@ func gzipBytes(b []byte) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// BodyKeys returns the body keys of the parse tasks among bodies (SQS
+// message bodies), for a read-ahead of a batch's bodies; a body that is
+// no parse task is left out, for its handler to refuse.
+func BodyKeys(bodies [][]byte) []string {
+	keys := make([]string, 0, len(bodies))
+	for _, b := range bodies {
+		var t crawl.ParseTask
+		if json.Unmarshal(b, &t) == nil && t.BodyKey != "" {
+			keys = append(keys, t.BodyKey)
+		}
+	}
+	return keys
+}

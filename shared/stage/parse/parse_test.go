@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,5 +152,26 @@ func TestDocumentSender(t *testing.T) {
 				t.Errorf("document handed over has title %v, want T", sum.docs[0].Title)
 			}
 		})
+	}
+}
+
+func TestBodyKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		bodies []string
+		want   []string
+	}{
+		{"tasks", []string{`{"url":"http://a/","crawl_uuid":"c","body_key":"w.warc.gz#0,10"}`, `{"body_key":"k2"}`}, []string{"w.warc.gz#0,10", "k2"}},
+		{"no body key", []string{`{"url":"http://a/"}`}, []string{}},
+		{"not JSON", []string{`not a task`, `{"body_key":"k"}`}, []string{"k"}},
+		{"none", nil, []string{}},
+	} {
+		var bodies [][]byte
+		for _, b := range tc.bodies {
+			bodies = append(bodies, []byte(b))
+		}
+		if got := BodyKeys(bodies); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: BodyKeys = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
