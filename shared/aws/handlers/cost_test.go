@@ -29,7 +29,9 @@ import (
 
 	"github.com/serverless-crawler/crawler/bench/cost/costmodel"
 	"github.com/serverless-crawler/crawler/shared/aws/awsmeter"
+	"github.com/serverless-crawler/crawler/shared/aws/dynamo"
 	"github.com/serverless-crawler/crawler/shared/aws/itemsize"
+	"github.com/serverless-crawler/crawler/shared/aws/s3blob"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/aws/stack"
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -144,6 +146,7 @@ func runCost(b *testing.B, site http.Handler, delay, period time.Duration, pad, 
 		}
 	}
 	b.Logf("fresh crawl: %v", freshEnd.Sub(start).Round(time.Second))
+	searchCost(b, h)
 	if dir := os.Getenv("CRAWLER_COST_OUT"); dir != "" {
 		// What sets each write's units: the items' sizes after the fresh crawl.
 		sizes := itemSizes(b, h)
@@ -465,4 +468,29 @@ func itemSizes(b *testing.B, h *awsHome) string {
 		}
 	}
 	return out.String()
+}
+
+// searchCost runs one search over the fresh crawl as `crawler search
+// --stack` does (the generations table scanned, the piles read from S3)
+// and reports its requests and time: what a search costs now that the
+// text is read from the piles (BENCHMARKS.md, "#15, 2026-11-27 night").
+func searchCost(b *testing.B, h *awsHome) {
+	b.StopTimer()
+	defer b.StartTimer()
+	m := awsmeter.New()
+	c := emulatorClients(b, m)
+	db := dynamo.New(c.DynamoDB, h.settings.Tables, dynamo.WithBlobs(s3blob.New(c.S3, h.settings.Bucket)))
+	start := time.Now()
+	hits, err := db.Search(context.Background(), "sort a list", 10)
+	took := time.Since(start)
+	if err != nil {
+		b.Fatalf("search: %v", err)
+	}
+	u := m.Take()
+	get := u["S3.GetObject"]
+	b.Logf("search: %d hits in %v; %d S3 GETs (%d bytes), %.1f read units", len(hits), took.Round(time.Millisecond),
+		get.Calls, get.Bytes, u.Total().RCU)
+	b.ReportMetric(float64(took.Milliseconds()), "search-ms")
+	b.ReportMetric(float64(get.Calls), "search-s3-get")
+	b.ReportMetric(u.Total().RCU, "search-ddb-rru")
 }
