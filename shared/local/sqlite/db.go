@@ -44,6 +44,12 @@ type DB struct {
 	ids        idCache                           // the writer's only
 
 	older *older // what a database of an earlier version, opened read-only, lacks
+
+	// Whether token_statistics' key leads with the token (an earlier
+	// version's database): tokenFirstKey.
+	tokenKeyOnce sync.Once
+	tokenFirst   bool
+	tokenKeyErr  error
 }
 
 // An Option is a setting of Open.

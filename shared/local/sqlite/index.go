@@ -19,14 +19,14 @@ import (
 // enough, and until nothing is left when a run ends; Search calls it
 // first, so it sees every summary applied before it.
 //
-// Why: a page adds hundreds of token_statistics rows all over that
-// index (its key leads with the token) and one full-text row that the
-// full-text index flushes as a segment of its own at the commit. Written
-// a few hundred piles at a time, the token rows go in token order, each
-// page of the index touched once, and the full-text index writes one
-// segment for all of them: measured in BENCHMARKS.md. Each batch still
-// rewrites most of the token index's pages (its keys lead with the
-// token), so the fewer batches the better: full ones, not one a second.
+// Why: a page adds one full-text row that the full-text index flushes
+// as a segment of its own at the commit, and hundreds of token rows.
+// Written a few hundred piles at a time, the full-text index writes one
+// segment for all of them, and the token rows go in key order: measured
+// in BENCHMARKS.md. The token index's key leads with the pile (schema.sql),
+// so a batch's rows, of the newest piles, go at its end; with the
+// token first, as it was, every batch rewrote most of its pages (about
+// 5% of a crawl of short pages).
 
 // IndexBatch is the most piles one IndexPending call takes, and
 // indexBytes the most text (past the first pile): a batch of large pages
@@ -40,7 +40,7 @@ var indexBytes = 16 << 20 // a variable for tests
 // writes, so that the crawl's other writes (a fetch's record, a page's
 // summary) wait for one of them, not for the whole batch (1.3 s for 256
 // pages of the Python tree on a slow machine, during which the crawl
-// stalled: BENCHMARKS.md). The token rows go in token order, so the
+// stalled: BENCHMARKS.md). The token rows go in key order, so the
 // chunks touch the index's pages one after the other, each about once,
 // as a single write would.
 var (
@@ -53,7 +53,7 @@ var (
 // took (0: none was waiting).
 //
 // It writes in steps: the batch's new tokens; its token counts, a chunk
-// at a time, in token order; then, a few piles a write, each pile's
+// at a time, in key order; then, a few piles a write, each pile's
 // full-text row with its removal from text_pile_unindexed. A pile is
 // indexed (searchable, and off the list) only with that last write, so
 // a run killed in between indexes it again: its token counts are
@@ -94,8 +94,15 @@ func (d *DB) IndexPending(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, wrapIndex(err)
 	}
+	tokenFirst, err := d.tokenFirstKey(ctx)
+	if err != nil {
+		return 0, wrapIndex(err)
+	}
 	slices.SortFunc(stats, func(a, b tokenCount) int {
-		return cmp.Or(cmp.Compare(a.token, b.token), cmp.Compare(a.pile, b.pile))
+		if tokenFirst {
+			return cmp.Or(cmp.Compare(a.token, b.token), cmp.Compare(a.pile, b.pile))
+		}
+		return cmp.Or(cmp.Compare(a.pile, b.pile), cmp.Compare(a.token, b.token))
 	})
 	values := make([]any, 0, 3*min(indexChunk, len(stats)))
 	for chunk := range slices.Chunk(stats, indexChunk) {
@@ -254,4 +261,21 @@ func decodeTokens(b []byte) (map[string]int, error) {
 		out[t] = int(n)
 	}
 	return out, nil
+}
+
+// tokenFirstKey reports whether token_statistics' key leads with the
+// token, as in databases made before 2026-11-27 night (schema.sql puts
+// the pile first). IndexPending writes a batch's rows in the order of
+// the key the database has, so that its chunks touch the index's pages
+// one after the other.
+func (d *DB) tokenFirstKey(ctx context.Context) (bool, error) {
+	d.tokenKeyOnce.Do(func() {
+		var pk int
+		d.tokenKeyErr = d.db.QueryRowContext(ctx, `SELECT pk FROM pragma_table_info('token_statistics') WHERE name='token_id'`).Scan(&pk)
+		d.tokenFirst = pk == 1
+	})
+	if d.tokenKeyErr != nil {
+		return false, fmt.Errorf("read token_statistics' key: %w", d.tokenKeyErr)
+	}
+	return d.tokenFirst, nil
 }

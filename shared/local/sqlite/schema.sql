@@ -194,7 +194,7 @@ CREATE TABLE IF NOT EXISTS token_statistics (
   token_id     INTEGER NOT NULL REFERENCES token(token_id),
   text_pile_id INTEGER NOT NULL REFERENCES text_pile(text_pile_id),
   occurances   INTEGER NOT NULL,
-  PRIMARY KEY (token_id, text_pile_id)
+  PRIMARY KEY (text_pile_id, token_id)
 ) WITHOUT ROWID;
 -- The seed's full-text index "is mainly derived from the text_pile and
 -- document_description tables": it reads its text from them (FTS5's

@@ -56,10 +56,31 @@ func (d *DB) testStats(t *testing.T, pileID int64) map[string]int {
 
 // TestIndexTokens checks that a pile's token counts are stored, tokens
 // already known are not stored twice, and a token that is not valid
-// UTF-8 still goes in.
+// UTF-8 still goes in; in a new database, whose token_statistics key
+// leads with the pile, and in an earlier version's, whose key leads with
+// the token (tokenFirstKey).
 func TestIndexTokens(t *testing.T) {
+	for _, tokenFirst := range []bool{false, true} {
+		t.Run(fmt.Sprint("token first ", tokenFirst), func(t *testing.T) { testIndexTokens(t, tokenFirst) })
+	}
+}
+
+func testIndexTokens(t *testing.T, tokenFirst bool) {
 	ctx := context.Background()
 	d := openTest(t)
+	if tokenFirst {
+		for _, q := range []string{`DROP TABLE token_statistics`, `CREATE TABLE token_statistics (
+			token_id INTEGER NOT NULL REFERENCES token(token_id),
+			text_pile_id INTEGER NOT NULL REFERENCES text_pile(text_pile_id),
+			occurances INTEGER NOT NULL, PRIMARY KEY (token_id, text_pile_id)) WITHOUT ROWID`} {
+			if _, err := d.exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got, err := d.tokenFirstKey(ctx); got != tokenFirst || err != nil {
+		t.Fatalf("tokenFirstKey = %v, %v; want %v", got, err, tokenFirst)
+	}
 	tokens := map[string]int{
 		"lamp": 3, "lighthouse": 1, "ünïcödé": 2, "灯台": 5, `quote"and\backslash`: 1, "<tag>&amp": 1, "12345": 4,
 	}
