@@ -11,9 +11,10 @@ import (
 // attempts counts the requests the SDK sends for one call, its retries
 // included. A conditional write refused on its second attempt or later
 // may have been refused by its own first attempt, applied by the server
-// but its answer lost (docs/local-cloud.md, "Lost answers under load");
-// refused on its first, it lost to another writer, or to a redelivery
-// of the same message, and must be re-read and re-planned as before.
+// but its answer lost (docs/local-cloud.md, "Lost answers under load"),
+// which the item then tells (ownWrite); refused on its first, it lost
+// to another writer, or to another copy of the same message, and is
+// re-read and re-planned as before.
 type attempts struct{ n atomic.Int32 }
 
 // option counts a call's attempts: a middleware after the SDK's retry

@@ -85,8 +85,8 @@ func newLosingProxy(t *testing.T) (*losingProxy, *dynamodb.Client) {
 // applied but whose answer was lost is retried by the SDK, and the retry
 // is refused by the first attempt's own write. The store takes that
 // refusal for the success it was; a retry refused by another writer's
-// write, and a second write of the same candidate (a redelivery), are
-// still conflicts. The flake this answers: "conditional write lost" in
+// write, different or the same, and a second write of the same
+// candidate (a redelivery), are still conflicts. The flake this answers: "conditional write lost" in
 // the contract suite's candidate round trip on ministack under load.
 func TestPutCandidateSurvivesALostAnswer(t *testing.T) {
 	p, api := newLosingProxy(t)
@@ -129,6 +129,22 @@ func TestPutCandidateSurvivesALostAnswer(t *testing.T) {
 	})
 	if err := db.PutCandidate(ctx, mine); !errors.Is(err, crawl.ErrConflict) {
 		t.Fatalf("a retry refused by another writer: %v, want ErrConflict", err)
+	}
+
+	// The first attempt is lost before it reaches the server, and
+	// another writer makes the very same write (another copy of the
+	// same message): the retry finds the values it wrote, but not its
+	// write_id, and it is a conflict.
+	got = mustGetCandidate(t, db, c.URL)
+	same := got
+	same.DueAt = 50
+	p.arm(func(w http.ResponseWriter, r *http.Request) {
+		if err := other.PutCandidate(ctx, same); err != nil {
+			t.Errorf("the other writer's identical put: %v", err)
+		}
+	})
+	if err := db.PutCandidate(ctx, same); !errors.Is(err, crawl.ErrConflict) {
+		t.Fatalf("a retry refused by another writer's identical write: %v, want ErrConflict", err)
 	}
 
 	// A redelivery: the same write again, sent once, is refused.

@@ -2,6 +2,8 @@ package dynamo
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -58,6 +60,11 @@ const (
 	// The crawl_uuid of the last crawl RecordCrawl wrote into the
 	// candidate: a redelivered RecordCrawl finds it and writes nothing.
 	caRecorded = "recorded_crawl_uuid"
+	// A random token each PutCandidate writes, so that a write refused
+	// on the SDK's retry can tell its own applied attempt (the item holds
+	// its token) from another writer's identical write, such as a second
+	// copy of the same links message (ownWrite).
+	caWriteID = "write_id"
 )
 
 // GetCandidate returns the candidate for a normalized URL, or
@@ -118,7 +125,7 @@ func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
 
 // putCandidate is PutCandidate once the release record is written.
 func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
-	in, u, err := d.candidateUpdate(c, false, "")
+	in, u, err := d.candidateUpdate(c, false, "", newWriteID())
 	if err != nil {
 		return fmt.Errorf("put candidate %s: %w", c.URL, err)
 	}
@@ -145,8 +152,8 @@ func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
 		}
 		// Our own write, applied by an attempt whose answer was lost.
 		// The state it replaced is not known, so a filtered URL
-		// admitted after all goes uncounted (one URL over the site's
-		// MaxURLs at most).
+		// admitted after all is not counted toward its site's MaxURLs
+		// (each time this happens, which takes a lost answer).
 	case fxLostRace(err):
 		return fmt.Errorf("put candidate %s (version %d): %w", c.URL, c.Version, crawl.ErrConflict)
 	case err != nil:
@@ -164,9 +171,10 @@ func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
 
 // ownWrite tells a retried candidate write, refused, that its earlier
 // attempt applied (its answer lost) from one that lost to another writer
-// meanwhile: the stored item holds what u writes, its version included.
-// item is what the refusal sent back; an endpoint that sends nothing is
-// asked.
+// meanwhile: the stored item holds what u writes, its version and its
+// write_id included (an identical write by another writer has its own
+// write_id). item is what the refusal sent back; an endpoint that sends
+// nothing is asked.
 func (d *DB) ownWrite(ctx context.Context, url string, item map[string]types.AttributeValue, u *fxUpdate) (bool, error) {
 	if len(item) == 0 {
 		var err error
@@ -217,7 +225,7 @@ func (d *DB) PutCandidates(ctx context.Context, cs []crawl.Candidate) []error {
 
 // candidateUpdate is the conditional update that writes c as version
 // c.Version+1, also counting a crawl if countCrawl.
-func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording string) (*dynamodb.UpdateItemInput, *fxUpdate, error) {
+func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording, writeID string) (*dynamodb.UpdateItemInput, *fxUpdate, error) {
 	if c.URL == "" {
 		return nil, nil, crawl.E("candidate", crawl.KindInvalid, errors.New("no URL"))
 	}
@@ -289,6 +297,9 @@ func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording strin
 	}
 	if countCrawl {
 		u.add(caCrawls, fxN(1))
+	}
+	if writeID != "" {
+		u.set(caWriteID, fxS(writeID))
 	}
 	var cond string
 	if c.Version == 0 {
@@ -620,4 +631,11 @@ func fxForHosts(ctx context.Context, hosts []string, f func(ctx context.Context,
 		return ctx.Err()
 	}
 	return first
+}
+
+// newWriteID returns a write_id: 64 random bits, in hex.
+func newWriteID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24)
+	return hex.EncodeToString(b[:])
 }
