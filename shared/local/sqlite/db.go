@@ -47,9 +47,9 @@ type DB struct {
 
 	// Whether token_statistics' key leads with the token (an earlier
 	// version's database): tokenFirstKey.
-	tokenKeyOnce sync.Once
-	tokenFirst   bool
-	tokenKeyErr  error
+	tokenKey      sync.Mutex
+	tokenKeyKnown bool
+	tokenFirst    bool
 }
 
 // An Option is a setting of Open.

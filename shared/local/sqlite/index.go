@@ -269,13 +269,16 @@ func decodeTokens(b []byte) (map[string]int, error) {
 // the key the database has, so that its chunks touch the index's pages
 // one after the other.
 func (d *DB) tokenFirstKey(ctx context.Context) (bool, error) {
-	d.tokenKeyOnce.Do(func() {
+	d.tokenKey.Lock()
+	defer d.tokenKey.Unlock()
+	if !d.tokenKeyKnown {
+		// Only an answer is kept: a read cut short (a crawl stopping) is
+		// asked again by the next batch.
 		var pk int
-		d.tokenKeyErr = d.db.QueryRowContext(ctx, `SELECT pk FROM pragma_table_info('token_statistics') WHERE name='token_id'`).Scan(&pk)
-		d.tokenFirst = pk == 1
-	})
-	if d.tokenKeyErr != nil {
-		return false, fmt.Errorf("read token_statistics' key: %w", d.tokenKeyErr)
+		if err := d.db.QueryRowContext(ctx, `SELECT pk FROM pragma_table_info('token_statistics') WHERE name='token_id'`).Scan(&pk); err != nil {
+			return false, fmt.Errorf("read token_statistics' key: %w", err)
+		}
+		d.tokenFirst, d.tokenKeyKnown = pk == 1, true
 	}
 	return d.tokenFirst, nil
 }

@@ -188,8 +188,11 @@ CREATE TABLE IF NOT EXISTS token (
   token_id   INTEGER PRIMARY KEY,
   token_text TEXT NOT NULL UNIQUE
 );
--- "occurances" is the seed's spelling. The seed's token index: its key
--- is the row (WITHOUT ROWID), one b-tree rather than a table and an index.
+-- "occurances" is the seed's spelling. Its key is the row (WITHOUT
+-- ROWID), one b-tree rather than a table and an index, the pile first: a
+-- batch of new piles goes at its end (index.go). Which piles hold a token
+-- is the full-text index's to say; here it is a scan. Databases made
+-- before 2026-11-27 night have the token first (tokenFirstKey).
 CREATE TABLE IF NOT EXISTS token_statistics (
   token_id     INTEGER NOT NULL REFERENCES token(token_id),
   text_pile_id INTEGER NOT NULL REFERENCES text_pile(text_pile_id),

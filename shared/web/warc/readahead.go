@@ -12,14 +12,22 @@ import (
 // not read ahead, or could not, are read as they come.
 type ReadAhead struct {
 	*Packer
-	// MaxBytes bounds the bytes read ahead for one batch; the records
-	// past it are read as they are asked for (the parser bounds the
-	// bodies it holds at once, crawl.ParseRoom).
+	// MaxBytes bounds the records read ahead for one batch, in bytes as
+	// stored (compressed: a batch's bodies wait decompressed until their
+	// handlers take them, before the parser's own bound on the bodies it
+	// parses at once, crawl.ParseRoom); the records past it are read as
+	// they are asked for. What a batch's handlers did not ask for is
+	// dropped by the next batch's Prefetch.
 	MaxBytes int64
 
 	mu    sync.Mutex
 	ready map[string][]byte
 }
+
+// aheadGap is the most bytes between two records that Prefetch reads
+// through: the request record between two responses of a fetcher's
+// file, not other bodies.
+const aheadGap = 16 << 10
 
 // NewReadAhead returns a ReadAhead over p reading at most maxBytes of
 // records (as stored: compressed) ahead for a batch.
@@ -45,7 +53,9 @@ func (r *ReadAhead) Prefetch(ctx context.Context, keys []string) {
 	}
 	ready := make(map[string][]byte, len(refs))
 	if len(refs) > 1 {
-		payloads, errs := ReadRefs(ctx, r.objects, refs)
+		// Through gaps of at most aheadGap: what is read stays near
+		// the budget (a run of n records reads at most n-1 gaps more).
+		payloads, errs := readRefs(ctx, r.objects, refs, aheadGap)
 		for i, k := range names {
 			if errs == nil || errs[i] == nil {
 				ready[k] = payloads[i]

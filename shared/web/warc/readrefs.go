@@ -24,6 +24,12 @@ const readsAtOnce = 8
 // payloads in refs' order, and for each record that could not be read
 // its error, in errs (nil when all were read).
 func ReadRefs(ctx context.Context, objects Ranger, refs []Ref) (payloads [][]byte, errs []error) {
+	return readRefs(ctx, objects, refs, MaxGap)
+}
+
+// readRefs is ReadRefs reading through at most maxGap bytes between
+// two records.
+func readRefs(ctx context.Context, objects Ranger, refs []Ref, maxGap int64) (payloads [][]byte, errs []error) {
 	payloads = make([][]byte, len(refs))
 	var mu sync.Mutex
 	fail := func(i int, err error) {
@@ -46,16 +52,19 @@ func ReadRefs(ctx context.Context, objects Ranger, refs []Ref) (payloads [][]byt
 		return cmp.Compare(refs[a].Span.Offset, refs[b].Span.Offset)
 	})
 	var runs [][]int
+	var runEnd int64 // the furthest end of the last run's records
 	for k, i := range order {
+		r := refs[i]
 		if k > 0 {
 			prev := runs[len(runs)-1]
-			last := refs[prev[len(prev)-1]]
-			if refs[i].Object == last.Object && refs[i].Span.Offset-(last.Span.Offset+last.Span.Length) <= MaxGap {
+			if r.Object == refs[prev[0]].Object && r.Span.Offset-runEnd <= maxGap {
 				runs[len(runs)-1] = append(prev, i)
+				runEnd = max(runEnd, r.Span.Offset+r.Span.Length)
 				continue
 			}
 		}
 		runs = append(runs, []int{i})
+		runEnd = r.Span.Offset + r.Span.Length
 	}
 	sem := make(chan struct{}, readsAtOnce)
 	var wg sync.WaitGroup
@@ -70,6 +79,9 @@ func ReadRefs(ctx context.Context, objects Ranger, refs []Ref) (payloads [][]byt
 				end = max(end, refs[i].Span.Offset+refs[i].Span.Length)
 			}
 			b, err := objects.GetRange(ctx, first.Object, start, end-start)
+			if err == nil && int64(len(b)) != end-start {
+				err = fmt.Errorf("read %d bytes of %d", len(b), end-start)
+			}
 			if err != nil {
 				for _, i := range run {
 					fail(i, fmt.Errorf("read the body at %s: %w", refs[i], err))

@@ -79,3 +79,41 @@ func TestReadRefs(t *testing.T) {
 		t.Errorf("the big record: %d bytes, %v", len(all[1]), errs)
 	}
 }
+
+// shortRanger answers every ranged read with one byte less.
+type shortRanger struct{ *memblob.Store }
+
+func (s shortRanger) GetRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+	b, err := s.Store.GetRange(ctx, key, off, n)
+	if err != nil || len(b) == 0 {
+		return b, err
+	}
+	return b[:len(b)-1], nil
+}
+
+// TestReadRefsShortRead: a store that answers a ranged read with fewer
+// bytes than asked fails the run's records, rather than the reader
+// cutting past the end of what came.
+func TestReadRefsShortRead(t *testing.T) {
+	ctx := context.Background()
+	objs := &memblob.Store{}
+	p := NewPacker(objs, PackConfig{Prefix: "warc/"})
+	keys, err := p.KeepResources(ctx, []Resource{
+		{URI: "urn:test:0", ContentType: "text/plain", Data: []byte("zero")},
+		{URI: "urn:test:1", ContentType: "text/plain", Data: []byte("one")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refs []Ref
+	for _, k := range keys {
+		ref, _ := ParseRef(k)
+		refs = append(refs, ref)
+	}
+	payloads, errs := ReadRefs(ctx, shortRanger{objs}, refs)
+	for i := range refs {
+		if errs == nil || errs[i] == nil || payloads[i] != nil {
+			t.Errorf("record %d: %q, %v; want an error", i, payloads[i], errs)
+		}
+	}
+}
