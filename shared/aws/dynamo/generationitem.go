@@ -316,14 +316,14 @@ func newGenItem(u string, id int64, n *crawl.NewGeneration, orig *genItem) (map[
 			// share one hot index key.
 			it[gaOriginalDigest] = fxS(digest)
 		}
-		if t := clipText(p.Text, maxSearchText); t != "" {
+		if t := searchText(p.Text); t != "" {
 			gz, err := gzipString(t)
 			if err != nil {
 				return nil, 0, err
 			}
 			it[gaSearchTextGz] = &types.AttributeValueMemberB{Value: gz}
 		}
-		if h := clipText(strings.TrimSpace(p.BigHeadlines+"\n"+p.SmallHeadlines), maxSearchHeadlines); h != "" {
+		if h := searchHeadlines(p.BigHeadlines, p.SmallHeadlines); h != "" {
 			it[gaSearchHeadlines] = fxS(h)
 		}
 	}
@@ -616,6 +616,14 @@ func decodeLinks(blob []byte, genID int64) ([]crawl.LinkSummary, error) {
 		out[i] = l
 	}
 	return out, nil
+}
+
+// searchText is what Search ranks of a pile's text: its start.
+func searchText(text string) string { return clipText(text, maxSearchText) }
+
+// searchHeadlines is what Search ranks of a pile's headlines.
+func searchHeadlines(big, small string) string {
+	return clipText(strings.TrimSpace(big+"\n"+small), maxSearchHeadlines)
 }
 
 // clipText returns at most max bytes of s, cut at a word boundary when there

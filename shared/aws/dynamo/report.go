@@ -420,21 +420,6 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 	// few hundred at a time, the records of one file together.
 	var fromPiles []gen
 	var pileKeys []string
-	readPiles := func() error {
-		piles, err := d.searchPiles(ctx, pileKeys)
-		if err != nil {
-			return err
-		}
-		for i, g := range fromPiles {
-			var fields [nFields]string
-			fields[fieldTitle], fields[fieldDescription] = g.title, g.desc
-			fields[fieldText] = clipText(piles[i].Text, maxSearchText)
-			fields[fieldHeadlines] = clipText(strings.TrimSpace(piles[i].BigHeadlines+"\n"+piles[i].SmallHeadlines), maxSearchHeadlines)
-			f(g.url, g.title, fields)
-		}
-		fromPiles, pileKeys = fromPiles[:0], pileKeys[:0]
-		return nil
-	}
 	emit := func(g gen, text string, gz []byte, heads string) error {
 		var fields [nFields]string
 		fields[fieldTitle], fields[fieldDescription], fields[fieldText], fields[fieldHeadlines] = g.title, g.desc, text, heads
@@ -446,6 +431,20 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 			fields[fieldText] = t
 		}
 		f(g.url, g.title, fields)
+		return nil
+	}
+	readPiles := func() error {
+		piles, err := d.searchPiles(ctx, pileKeys)
+		if err != nil {
+			return err
+		}
+		for i, g := range fromPiles {
+			p := piles[i]
+			if err := emit(g, searchText(p.Text), nil, searchHeadlines(p.BigHeadlines, p.SmallHeadlines)); err != nil {
+				return err
+			}
+		}
+		fromPiles, pileKeys = fromPiles[:0], pileKeys[:0]
 		return nil
 	}
 	join := func(g gen, sd side) error {
