@@ -125,7 +125,8 @@ func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
 
 // putCandidate is PutCandidate once the release record is written.
 func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
-	in, u, err := d.candidateUpdate(c, false, "", newWriteID())
+	writeID := newWriteID()
+	in, err := d.candidateUpdate(c, false, "", writeID)
 	if err != nil {
 		return fmt.Errorf("put candidate %s: %w", c.URL, err)
 	}
@@ -143,7 +144,7 @@ func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
 	var refused *types.ConditionalCheckFailedException
 	switch {
 	case errors.As(err, &refused) && tries.retried():
-		own, err := d.ownWrite(ctx, c.URL, refused.Item, u)
+		own, err := d.ownWrite(ctx, c.URL, refused.Item, writeID)
 		if err != nil {
 			return fmt.Errorf("put candidate %s: %w", c.URL, err)
 		}
@@ -171,18 +172,19 @@ func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
 
 // ownWrite tells a retried candidate write, refused, that its earlier
 // attempt applied (its answer lost) from one that lost to another writer
-// meanwhile: the stored item holds what u writes, its version and its
-// write_id included (an identical write by another writer has its own
-// write_id). item is what the refusal sent back; an endpoint that sends
-// nothing is asked.
-func (d *DB) ownWrite(ctx context.Context, url string, item map[string]types.AttributeValue, u *fxUpdate) (bool, error) {
+// meanwhile: the stored item holds its write_id, which no other write
+// has (another copy of the same message writes the same values, under
+// its own write_id). item is what the refusal sent back; an endpoint
+// that sends nothing is asked.
+func (d *DB) ownWrite(ctx context.Context, url string, item map[string]types.AttributeValue, writeID string) (bool, error) {
 	if len(item) == 0 {
 		var err error
 		if item, err = d.candidateItem(ctx, url); err != nil {
 			return false, err
 		}
 	}
-	return len(item) > 0 && u.leaves(item), nil
+	got, ok := item[caWriteID].(*types.AttributeValueMemberS)
+	return ok && got.Value == writeID, nil
 }
 
 // putsAtOnce is how many of PutCandidates' writes are in flight at once:
@@ -225,13 +227,13 @@ func (d *DB) PutCandidates(ctx context.Context, cs []crawl.Candidate) []error {
 
 // candidateUpdate is the conditional update that writes c as version
 // c.Version+1, also counting a crawl if countCrawl.
-func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording, writeID string) (*dynamodb.UpdateItemInput, *fxUpdate, error) {
+func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording, writeID string) (*dynamodb.UpdateItemInput, error) {
 	if c.URL == "" {
-		return nil, nil, crawl.E("candidate", crawl.KindInvalid, errors.New("no URL"))
+		return nil, crawl.E("candidate", crawl.KindInvalid, errors.New("no URL"))
 	}
 	if (c.State == crawl.StateDue || c.State == crawl.StateQueued) && c.Host == "" {
 		// The host is the GSI's partition key, which cannot be empty.
-		return nil, nil, crawl.E("candidate "+c.URL, crawl.KindInvalid, fmt.Errorf("state %s needs a host", c.State))
+		return nil, crawl.E("candidate "+c.URL, crawl.KindInvalid, fmt.Errorf("state %s needs a host", c.State))
 	}
 	u := newUpdate(nil)
 	u.set(caHost, fxS(c.Host))
@@ -319,7 +321,7 @@ func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording, writ
 		ConditionExpression:       aws.String(cond),
 		ExpressionAttributeNames:  u.Names(),
 		ExpressionAttributeValues: u.Values(),
-	}, u, nil
+	}, nil
 }
 
 // decodeCandidate reads a candidate item.

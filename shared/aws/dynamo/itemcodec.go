@@ -3,7 +3,6 @@ package dynamo
 import (
 	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -118,9 +117,6 @@ func (e *fxExpr) Values() map[string]types.AttributeValue {
 type fxUpdate struct {
 	*fxExpr
 	sets, removes, adds []string
-	// wrote and gone are what sets and removes leave, for leaves.
-	wrote map[string]types.AttributeValue
-	gone  []string
 }
 
 // newUpdate returns an update over e's placeholders (new ones when e is
@@ -134,10 +130,6 @@ func newUpdate(e *fxExpr) *fxUpdate {
 
 func (u *fxUpdate) set(attr string, v types.AttributeValue) {
 	u.sets = append(u.sets, u.name(attr)+" = "+u.value(v))
-	if u.wrote == nil {
-		u.wrote = make(map[string]types.AttributeValue)
-	}
-	u.wrote[attr] = v
 }
 
 // setOpt sets attr to v, or removes attr when v is nil.
@@ -149,75 +141,7 @@ func (u *fxUpdate) setOpt(attr string, v types.AttributeValue) {
 	u.set(attr, v)
 }
 
-func (u *fxUpdate) remove(attr string) {
-	u.removes = append(u.removes, u.name(attr))
-	u.gone = append(u.gone, attr)
-}
-
-// leaves reports whether item holds every value the update sets and
-// none of the attributes it removes: what applying it would leave
-// (ADD clauses aside). A conditional write refused by an item its update
-// leaves was most likely applied by an earlier attempt of the same call,
-// whose answer was lost and which the SDK retried (docs/local-cloud.md,
-// "Lost answers under load").
-func (u *fxUpdate) leaves(item map[string]types.AttributeValue) bool {
-	for _, attr := range u.gone {
-		if _, ok := item[attr]; ok {
-			return false
-		}
-	}
-	for attr, v := range u.wrote {
-		if !fxEqual(item[attr], v) {
-			return false
-		}
-	}
-	return true
-}
-
-// fxEqual reports whether two attribute values are the same value,
-// numbers compared as numbers (DynamoDB answers them in its own
-// canonical form).
-func fxEqual(a, b types.AttributeValue) bool {
-	switch a := a.(type) {
-	case *types.AttributeValueMemberN:
-		b, ok := b.(*types.AttributeValueMemberN)
-		if !ok {
-			return false
-		}
-		if a.Value == b.Value {
-			return true
-		}
-		x, errX := strconv.ParseFloat(a.Value, 64)
-		y, errY := strconv.ParseFloat(b.Value, 64)
-		return errX == nil && errY == nil && x == y
-	case *types.AttributeValueMemberL:
-		b, ok := b.(*types.AttributeValueMemberL)
-		if !ok || len(a.Value) != len(b.Value) {
-			return false
-		}
-		for i := range a.Value {
-			if !fxEqual(a.Value[i], b.Value[i]) {
-				return false
-			}
-		}
-		return true
-	case *types.AttributeValueMemberM:
-		b, ok := b.(*types.AttributeValueMemberM)
-		if !ok || len(a.Value) != len(b.Value) {
-			return false
-		}
-		for k, v := range a.Value {
-			if !fxEqual(v, b.Value[k]) {
-				return false
-			}
-		}
-		return true
-	case nil:
-		return b == nil
-	default:
-		return reflect.DeepEqual(a, b)
-	}
-}
+func (u *fxUpdate) remove(attr string) { u.removes = append(u.removes, u.name(attr)) }
 
 func (u *fxUpdate) add(attr string, v types.AttributeValue) {
 	u.adds = append(u.adds, u.name(attr)+" "+u.value(v))

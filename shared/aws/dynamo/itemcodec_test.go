@@ -89,33 +89,3 @@ func TestDecodeRehomeMarkerRefusesMalformed(t *testing.T) {
 		t.Errorf("a to_id that is a string: err %v", err)
 	}
 }
-
-func TestFxEqual(t *testing.T) {
-	n := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
-	l := func(vs ...types.AttributeValue) types.AttributeValue { return &types.AttributeValueMemberL{Value: vs} }
-	m := func(k string, v types.AttributeValue) types.AttributeValue {
-		return &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{k: v}}
-	}
-	for _, tc := range []struct {
-		name string
-		a, b types.AttributeValue
-		want bool
-	}{
-		{"same string", fxS("a"), fxS("a"), true},
-		{"other string", fxS("a"), fxS("b"), false},
-		{"a number as DynamoDB writes it back", n("1.50"), n("1.5"), true},
-		{"other number", n("1"), n("2"), false},
-		{"a number and a string", n("1"), fxS("1"), false},
-		{"lists", l(fxS("a"), n("2.0")), l(fxS("a"), n("2")), true},
-		{"a shorter list", l(fxS("a")), l(fxS("a"), fxS("b")), false},
-		{"maps", m("k", n("3")), m("k", n("3.0")), true},
-		{"maps with other keys", m("k", n("3")), m("j", n("3")), false},
-		{"absent and present", nil, fxS("a"), false},
-		{"both absent", nil, nil, true},
-		{"booleans", &types.AttributeValueMemberBOOL{Value: true}, &types.AttributeValueMemberBOOL{Value: true}, true},
-	} {
-		if got := fxEqual(tc.a, tc.b); got != tc.want {
-			t.Errorf("%s: fxEqual = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
