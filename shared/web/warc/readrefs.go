@@ -51,20 +51,20 @@ func readRefs(ctx context.Context, objects Ranger, refs []Ref, maxGap int64) (pa
 		}
 		return cmp.Compare(refs[a].Span.Offset, refs[b].Span.Offset)
 	})
-	var runs [][]int
-	var runEnd int64 // the furthest end of the last run's records
-	for k, i := range order {
+	type run struct {
+		refs       []int
+		start, end int64 // the span of the file the run's records cover
+	}
+	var runs []run
+	for _, i := range order {
 		r := refs[i]
-		if k > 0 {
-			prev := runs[len(runs)-1]
-			if r.Object == refs[prev[0]].Object && r.Span.Offset-runEnd <= maxGap {
-				runs[len(runs)-1] = append(prev, i)
-				runEnd = max(runEnd, r.Span.Offset+r.Span.Length)
-				continue
-			}
+		end := r.Span.Offset + r.Span.Length
+		if n := len(runs); n > 0 && r.Object == refs[runs[n-1].refs[0]].Object && r.Span.Offset-runs[n-1].end <= maxGap {
+			runs[n-1].refs = append(runs[n-1].refs, i)
+			runs[n-1].end = max(runs[n-1].end, end)
+			continue
 		}
-		runs = append(runs, []int{i})
-		runEnd = r.Span.Offset + r.Span.Length
+		runs = append(runs, run{refs: []int{i}, start: r.Span.Offset, end: end})
 	}
 	sem := make(chan struct{}, readsAtOnce)
 	var wg sync.WaitGroup
@@ -73,22 +73,18 @@ func readRefs(ctx context.Context, objects Ranger, refs []Ref, maxGap int64) (pa
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			first := refs[run[0]]
-			start, end := first.Span.Offset, int64(0)
-			for _, i := range run {
-				end = max(end, refs[i].Span.Offset+refs[i].Span.Length)
-			}
-			b, err := objects.GetRange(ctx, first.Object, start, end-start)
-			if err == nil && int64(len(b)) != end-start {
-				err = fmt.Errorf("read %d bytes of %d", len(b), end-start)
+			start, n := run.start, run.end-run.start
+			b, err := objects.GetRange(ctx, refs[run.refs[0]].Object, start, n)
+			if err == nil && int64(len(b)) != n {
+				err = fmt.Errorf("read %d bytes of %d", len(b), n)
 			}
 			if err != nil {
-				for _, i := range run {
+				for _, i := range run.refs {
 					fail(i, fmt.Errorf("read the body at %s: %w", refs[i], err))
 				}
 				return
 			}
-			for _, i := range run {
+			for _, i := range run.refs {
 				off := refs[i].Span.Offset - start
 				p, err := ParsePayload(b[off : off+refs[i].Span.Length : off+refs[i].Span.Length])
 				if err != nil {
