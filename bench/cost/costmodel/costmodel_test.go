@@ -219,3 +219,33 @@ func TestWriteMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// Lambda's event source mapping receives and deletes at most ten
+// messages a call, whatever the batch it hands a function.
+func TestEventSourceMappingRequests(t *testing.T) {
+	for _, c := range []struct {
+		name                    string
+		messages, bytes, failed int
+		receives, deletes       int64
+	}{
+		{"one message", 1, 100, 0, 1, 1},
+		{"ten messages", 10, 10 << 10, 0, 1, 1},
+		{"ten large messages", 10, 200 << 10, 0, 4, 1},
+		{"all failed", 10, 1000, 10, 1, 0},
+		{"fifty, gathered over a window", 50, 100 << 10, 0, 5, 5},
+		{"fifty, eleven failed", 50, 100 << 10, 11, 5, 4},
+		{"fifty large", 50, 1 << 20, 0, 16, 5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := line(t, awsmeter.Record{Function: "summarizer", DurationMS: 10, Messages: c.messages, MessageBytes: c.bytes, Failed: c.failed})
+			tot, err := Read(strings.NewReader(in), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := tot.Functions["summarizer"]
+			if f == nil || f.ESMReceives != c.receives || f.ESMDeletes != c.deletes {
+				t.Fatalf("got %+v; want %d receives, %d deletes", f, c.receives, c.deletes)
+			}
+		})
+	}
+}

@@ -26,9 +26,12 @@ type Function struct {
 	// GBSeconds and InitGBSeconds are BilledMS and InitMS times memory.
 	GBSeconds, InitGBSeconds float64
 	// ESMReceives and ESMDeletes are the SQS requests Lambda's event
-	// source mapping made to deliver the batches: one ReceiveMessage per
-	// batch (one per started 64 KiB of its messages) and one
-	// DeleteMessageBatch per batch with a message handled.
+	// source mapping made to deliver the batches. SQS hands out and
+	// deletes at most ten messages a call, so a batch of up to ten is one
+	// ReceiveMessage (one per started 64 KiB of its messages) and one
+	// DeleteMessageBatch if a message was handled; a bigger batch,
+	// gathered over a batching window, is a receive per ten messages at
+	// least (or per started 64 KiB, if more) and a delete per ten handled.
 	ESMReceives, ESMDeletes int64
 	Ops, InitOps            awsmeter.Usage
 }
@@ -143,11 +146,14 @@ func (t *Totals) record(rec awsmeter.Record, memoryMB func(string) int) {
 	f.Ops.Add(rec.Ops)
 	if rec.Messages > 0 {
 		f.Messages += int64(rec.Messages)
-		f.ESMReceives += chunks(rec.MessageBytes)
-		if rec.Failed < rec.Messages {
-			f.ESMDeletes++
-		}
+		f.ESMReceives += max(tens(rec.Messages), chunks(rec.MessageBytes))
+		f.ESMDeletes += tens(rec.Messages - rec.Failed)
 	}
+}
+
+// tens is the SQS batch calls n messages take: ten a call.
+func tens(n int) int64 {
+	return int64((max(n, 0) + 9) / 10)
 }
 
 // chunks is the SQS requests of a call with payload bytes.
