@@ -316,8 +316,11 @@ func TestTemplateQueues(t *testing.T) {
 			if !ok {
 				vis = 30 // SQS's default
 			}
-			if vis < 6*timeout {
-				t.Errorf("%s: VisibilityTimeout %d < 6 x %s's Timeout %d", q, vis, fn, timeout)
+			// AWS's rule: six times the function's timeout, plus the
+			// batching window.
+			window, _ := number(path(p, "MaximumBatchingWindowInSeconds"))
+			if vis < 6*timeout+window {
+				t.Errorf("%s: VisibilityTimeout %d < 6 x %s's Timeout %d + MaximumBatchingWindowInSeconds %d", q, vis, fn, timeout, window)
 			}
 
 			rp := path(qp, "RedrivePolicy")

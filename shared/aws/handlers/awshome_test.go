@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -214,10 +215,20 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 		go func() {
 			defer wg.Done()
 			q := h.queues[f.queue]
+			size, window := eventBatching(h.t, f.queue)
 			for ctx.Err() == nil {
-				msgs, err := q.Receive(ctx, 10, time.Second)
+				msgs, err := q.Receive(ctx, size, time.Second)
 				if err != nil || len(msgs) == 0 {
 					continue
+				}
+				// As Lambda's event source mapping does: up to BatchSize
+				// messages, gathered for up to the batching window.
+				for end := time.Now().Add(window); len(msgs) < size && time.Now().Before(end) && ctx.Err() == nil; {
+					more, err := q.Receive(ctx, size-len(msgs), 0)
+					if err == nil && len(more) == 0 {
+						time.Sleep(50 * time.Millisecond)
+					}
+					msgs = append(msgs, more...)
 				}
 				var ev events.SQSEvent
 				if f.queue == "fetch" {
@@ -276,6 +287,35 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 	}
 	cancel()
 	wg.Wait()
+}
+
+// eventBatching is the BatchSize and MaximumBatchingWindowInSeconds of
+// the template.yaml function that consumes the named queue ("summarize":
+// SummarizeQueue).
+func eventBatching(t testing.TB, queue string) (int, time.Duration) {
+	t.Helper()
+	arn := strings.ToUpper(queue[:1]) + queue[1:] + "Queue.Arn"
+	for id, r := range handlers.TemplateResources(t) {
+		if r["Type"] != "AWS::Serverless::Function" {
+			continue
+		}
+		props, _ := r["Properties"].(map[string]any)
+		evs, _ := props["Events"].(map[string]any)
+		for _, ev := range evs {
+			p, _ := ev.(map[string]any)["Properties"].(map[string]any)
+			if fmt.Sprint(p["Queue"]) != arn {
+				continue
+			}
+			size, ok := p["BatchSize"].(int)
+			if !ok {
+				t.Fatalf("template.yaml: %s's %s event has no BatchSize", id, queue)
+			}
+			window, _ := p["MaximumBatchingWindowInSeconds"].(int)
+			return size, time.Duration(window) * time.Second
+		}
+	}
+	t.Fatalf("template.yaml: no function consumes %s", arn)
+	return 0, 0
 }
 
 // noteDeliveries records the fetch tasks of msgs (fetchesAllowed).

@@ -20,7 +20,7 @@ import (
 
 // templateResources reads template.yaml's resources as plain values
 // (short-form tags such as !Sub are kept as their scalar or sequence).
-func templateResources(t *testing.T) map[string]map[string]any {
+func templateResources(t testing.TB) map[string]map[string]any {
 	t.Helper()
 	b, err := os.ReadFile("../../../template.yaml")
 	if err != nil {

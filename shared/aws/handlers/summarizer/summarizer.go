@@ -22,6 +22,14 @@ import (
 var Needs = []string{"CRAWL_LOG_TABLE", "GENERATIONS_TABLE", "CONTROL_TABLE", "BUCKET",
 	"SUMMARIZE_QUEUE_URL", "DEAD_LETTER_QUEUE_URL"}
 
+// BatchSize is the most records Lambda hands the summarizer at once
+// (template.yaml's BatchSize for the summarize queue), and so how many
+// it handles at once: the pile packer writes its file when every record
+// in flight waits on it, so a batch handled ten at a time would still
+// write a file for every ten. Fifty summaries are I/O, not memory: each
+// holds its parsed document and waits on DynamoDB and S3.
+const BatchSize = 50
+
 // New builds the summarizer's handler.
 func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	s, c := e.Settings, e.Clients
@@ -40,7 +48,7 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	self := sqsq.New(c.SQS, s.SummarizeQueue)
 	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
 		Queue: "summarize", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Requeue: self,
-		Visibility: handlers.Visibility{Queue: self}, Deferred: handlers.Deferred, Concurrency: 10, Log: e.Log,
+		Visibility: handlers.Visibility{Queue: self}, Deferred: handlers.Deferred, Concurrency: BatchSize, Log: e.Log,
 		Members: blobs,
 	}, emf.New(e.Metrics, "summarizer"))
 	h.Usage = awsmeter.NewReporter(c.Meter, e.Metrics, "summarizer", s.MemoryMB)
