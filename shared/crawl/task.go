@@ -37,6 +37,11 @@ type ParseTask struct {
 	NoIndex  bool `json:"noindex,omitempty"`
 	// MaxLinks is the site's MaxURLsFromPage (FetchTask); 0: the crawl's.
 	MaxLinks int64 `json:"max_links,omitempty"`
+	// Crawl is the crawl as recorded (without its FileText), handed on
+	// to the summarize task: the summarizer need not read it back from
+	// the crawl log (on AWS a read unit a page). Nil in tasks sent
+	// before it was carried: then the log is read.
+	Crawl *Crawl `json:"crawl,omitempty"`
 }
 
 // SummarizeTask asks the summarize stage to fold a crawl into the
@@ -54,6 +59,9 @@ type SummarizeTask struct {
 	// 526 were past MaxInlineDocument as JSON and went to S3 (a PUT and a
 	// GET each); gzipped, they are a fifth of that.
 	DocumentGz []byte `json:"document_gz,omitempty"`
+	// Crawl is the crawl as recorded (ParseTask.Crawl); nil: the
+	// summarizer reads it from the crawl log.
+	Crawl *Crawl `json:"crawl,omitempty"`
 }
 
 // MaxInlineDocument is the largest parsed document a summarize task

@@ -159,8 +159,9 @@ type stages struct {
 func (r *runner) newStages(cfg Config) *stages {
 	d, log := r.d, cfg.Log
 	st := &stages{sched: schedule.New(d.DB, r.sender(QueueFetch), cfg.Policy, log)}
-	recent := newRecentCrawls(d.DB)
-	st.summarizer = summarize.New(recent, d.Blobs, cfg.Summarize, log)
+	// The summarizer takes each crawl from its task (the fetch stage
+	// hands the crawl on as it recorded it), not from the store.
+	st.summarizer = summarize.New(d.DB, d.Blobs, cfg.Summarize, log)
 	admit := func(ctx context.Context, ev crawl.EnqueueEvent) error { return st.sched.AdmitEach(ctx, ev, nil) }
 	st.admit = worker{queue: QueueEnqueue, batch: 256, lanes: 8, key: enqueueKey, handle: func(ctx context.Context, b []byte) error {
 		ev, err := crawl.ParseEnqueueEvent(b)
@@ -187,10 +188,7 @@ func (r *runner) newStages(cfg Config) *stages {
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.
 	st.fetcher.SharedRobots = d.DB
-	st.fetcher.OnCrawl = func(cr crawl.Crawl) {
-		recent.keep(cr)
-		st.record(cr, time.Now())
-	}
+	st.fetcher.OnCrawl = func(cr crawl.Crawl) { st.record(cr, time.Now()) }
 	return st
 }
 

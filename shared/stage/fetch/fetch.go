@@ -138,14 +138,20 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 	if t.URL == "" || t.CrawlUUID == "" {
 		return crawl.E("fetch", crawl.KindInvalid, fmt.Errorf("fetch task needs url and crawl_uuid"))
 	}
-	if cr, err := f.store.GetCrawl(ctx, t.CrawlUUID); err == nil {
-		return f.forward(ctx, t, cr)
-	} else if !errors.Is(err, crawl.ErrNotFound) {
-		return fmt.Errorf("fetch %s: %w", t.URL, err)
-	}
 	c, err := f.store.GetCandidate(ctx, t.URL)
 	if err != nil {
 		return fmt.Errorf("fetch %s: %w", t.URL, err)
+	}
+	// A candidate still queued for this crawl has not recorded it: a
+	// store writes the candidate before (or with) the crawl's log, so
+	// the log is read only when the candidate has moved on. On a first
+	// delivery, the common case, that is a read fewer.
+	if c.CrawlUUID != t.CrawlUUID || c.State != crawl.StateQueued {
+		if cr, err := f.store.GetCrawl(ctx, t.CrawlUUID); err == nil {
+			return f.forward(ctx, t, cr)
+		} else if !errors.Is(err, crawl.ErrNotFound) {
+			return fmt.Errorf("fetch %s: %w", t.URL, err)
+		}
 	}
 	switch {
 	case c.CrawlUUID != t.CrawlUUID:
@@ -181,6 +187,14 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 		}
 		if fresh && f.OnCrawl != nil {
 			f.OnCrawl(cr)
+		}
+		if !fresh {
+			// Another delivery of the task recorded the crawl first:
+			// what is handed on is the crawl as recorded, not this
+			// fetch of it.
+			if cr, err = f.store.GetCrawl(ctx, t.CrawlUUID); err != nil {
+				return fmt.Errorf("fetch %s: read the crawl recorded: %w", t.URL, err)
+			}
 		}
 		break
 	}
@@ -258,17 +272,21 @@ func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, cr crawl.Crawl
 			return fmt.Errorf("enqueue redirect target of %s: %w", t.URL, err)
 		}
 	}
+	// The crawl rides in the task, so the summarizer need not read it
+	// back; its text does not (the parser reads the body).
+	carried := cr
+	carried.FileText = nil
 	if file := cr.File; file != nil && cr.Log.ExitCode.Contentful() && Parses(file.MIMEType) {
 		pt := crawl.ParseTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Hops: t.Hops, MaxDepth: t.MaxDepth,
 			BodyKey: file.BodyKey, MIMEType: file.MIMEType, ContentType: file.ContentType, ContentLanguage: file.ContentLanguage,
-			MaxLinks: t.MaxLinks}
+			MaxLinks: t.MaxLinks, Crawl: &carried}
 		pt.NoFollow, pt.NoIndex = RobotsTag(file.RobotsTag, f.cfg.UserAgent)
 		if err := send(ctx, f.q.Parse, pt); err != nil {
 			return fmt.Errorf("send parse task for %s: %w", t.URL, err)
 		}
 		return nil
 	}
-	if err := send(ctx, f.q.Summarize, crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID}); err != nil {
+	if err := send(ctx, f.q.Summarize, crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Crawl: &carried}); err != nil {
 		return fmt.Errorf("send summarize task for %s: %w", t.URL, err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -494,5 +495,94 @@ func TestTaskAgainstCandidateState(t *testing.T) {
 					fetched, recorded, len(h.parse.bodies), tt.wantFetch)
 			}
 		})
+	}
+}
+
+// logReads counts the crawl log reads of the store it wraps.
+type logReads struct {
+	Store
+	n atomic.Int32
+}
+
+func (s *logReads) GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error) {
+	s.n.Add(1)
+	return s.Store.GetCrawl(ctx, crawlUUID)
+}
+
+// TestHandledTwice: a task's first delivery, its candidate queued for
+// it, fetches without reading the crawl log; its redelivery finds the
+// crawl recorded, fetches nothing and hands the crawl on again.
+func TestHandledTwice(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/robots.txt" {
+			hits.Add(1)
+		}
+		fmt.Fprint(w, "<p>page</p>")
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil)
+	store := &logReads{Store: h.db}
+	h.f.store = store
+	task := h.queue(t, srv.URL+"/page", "c1")
+	for i, want := range []struct{ hits, logReads, parseTasks int32 }{{1, 0, 1}, {1, 1, 2}} {
+		if err := h.f.Handle(context.Background(), task); err != nil {
+			t.Fatal(err)
+		}
+		if hits.Load() != want.hits || store.n.Load() != want.logReads || int32(len(h.parse.bodies)) != want.parseTasks {
+			t.Errorf("delivery %d: %d fetches, %d log reads, %d parse tasks; want %d, %d, %d", i+1,
+				hits.Load(), store.n.Load(), len(h.parse.bodies), want.hits, want.logReads, want.parseTasks)
+		}
+	}
+}
+
+// firstRecorder records another delivery's fetch of the same crawl
+// just before the first RecordCrawl it is asked for.
+type firstRecorder struct {
+	Store
+	done  bool
+	other crawl.Crawl
+}
+
+func (s *firstRecorder) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
+	if !s.done {
+		s.done = true
+		s.other = cr
+		s.other.Log.TimeStarted--
+		s.other.File.BodyKey = "another-delivery's-body"
+		if _, err := s.Store.RecordCrawl(ctx, s.other, c); err != nil {
+			return false, err
+		}
+	}
+	return s.Store.RecordCrawl(ctx, cr, c)
+}
+
+// TestRecordedByAnotherDelivery: when another delivery of the task
+// recorded the crawl first, the parse task carries the crawl as
+// recorded, not this delivery's fetch of it.
+func TestRecordedByAnotherDelivery(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<p>page</p>")
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil)
+	store := &firstRecorder{Store: h.db}
+	h.f.store = store
+	task := h.queue(t, srv.URL+"/page", "c1")
+	if err := h.f.Handle(context.Background(), task); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.parse.bodies) != 1 {
+		t.Fatalf("%d parse tasks, want 1", len(h.parse.bodies))
+	}
+	var pt crawl.ParseTask
+	if err := json.Unmarshal(h.parse.bodies[0], &pt); err != nil {
+		t.Fatal(err)
+	}
+	if pt.Crawl == nil || pt.Crawl.Log.TimeStarted != store.other.Log.TimeStarted || pt.Crawl.File.BodyKey != store.other.File.BodyKey {
+		t.Errorf("the parse task carries %+v, want the crawl recorded first (started %d, body %s)", pt.Crawl, store.other.Log.TimeStarted, store.other.File.BodyKey)
+	}
+	if pt.BodyKey != store.other.File.BodyKey {
+		t.Errorf("the parse task reads body %s, want %s", pt.BodyKey, store.other.File.BodyKey)
 	}
 }

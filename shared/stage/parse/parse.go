@@ -153,7 +153,7 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 		return err
 	}
 	if ds, ok := p.summarize.(DocumentSender); ok {
-		err := ds.SendDocument(ctx, crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID}, &doc)
+		err := ds.SendDocument(ctx, crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Crawl: t.Crawl}, &doc)
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
@@ -169,7 +169,7 @@ func (p *Parser) sendSummarize(ctx context.Context, t crawl.ParseTask, doc crawl
 	if err != nil {
 		return fmt.Errorf("encode document of %s: %w", t.URL, err)
 	}
-	st := crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Document: b}
+	st := crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Document: b, Crawl: t.Crawl}
 	if len(b) > crawl.PlainInlineDocument {
 		gz, err := gzipBytes(b)
 		if err != nil {

@@ -57,7 +57,9 @@ func TestDocumentInlineOrStored(t *testing.T) {
 			}
 			var enq, sum sent
 			p := New(blobs, noCanonical{}, &enq, &sum, Config{}, slog.New(slog.DiscardHandler))
-			task := crawl.ParseTask{URL: "http://example.com/", CrawlUUID: "c1", BodyKey: key, MIMEType: "text/html"}
+			cr := &crawl.Crawl{Log: crawl.CrawlLog{URL: "http://example.com/", CrawlUUID: "c1", TimeStarted: 100, ExitCode: crawl.ExitComplete},
+				File: &crawl.File{URL: "http://example.com/", MIMEType: "text/html", BodyKey: key}}
+			task := crawl.ParseTask{URL: "http://example.com/", CrawlUUID: "c1", BodyKey: key, MIMEType: "text/html", Crawl: cr}
 			if err := p.Handle(ctx, task); err != nil {
 				t.Fatal(err)
 			}
@@ -67,6 +69,9 @@ func TestDocumentInlineOrStored(t *testing.T) {
 			var st crawl.SummarizeTask
 			if err := json.Unmarshal(sum.bodies[0], &st); err != nil {
 				t.Fatal(err)
+			}
+			if st.Crawl == nil || st.Crawl.Log != cr.Log || st.Crawl.File.BodyKey != key {
+				t.Errorf("the summarize task carries the crawl %+v, want the parse task's %+v", st.Crawl, cr)
 			}
 			stored, err := blobs.Get(ctx, crawl.DocumentKey("c1"))
 			var doc crawl.Document

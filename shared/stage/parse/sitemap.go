@@ -40,7 +40,7 @@ func (p *Parser) handleSitemap(ctx context.Context, t crawl.ParseTask, body []by
 			return fmt.Errorf("enqueue %d sitemap URLs of %s: %w", len(bodies), t.URL, err)
 		}
 	}
-	st, _ := json.Marshal(crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID})
+	st, _ := json.Marshal(crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Crawl: t.Crawl})
 	if err := p.summarize.Send(ctx, st); err != nil {
 		return fmt.Errorf("send summarize task for %s: %w", t.URL, err)
 	}

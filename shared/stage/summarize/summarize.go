@@ -94,9 +94,9 @@ func (s *Summarizer) Handle(ctx context.Context, t crawl.SummarizeTask) error {
 	if t.CrawlUUID == "" {
 		return crawl.E("summarize", crawl.KindInvalid, fmt.Errorf("summarize task needs crawl_uuid"))
 	}
-	cr, err := s.store.GetCrawl(ctx, t.CrawlUUID)
+	cr, err := s.crawlOf(ctx, t)
 	if err != nil {
-		return fmt.Errorf("summarize %s: %w", t.URL, err)
+		return err
 	}
 	var doc *crawl.Document
 	if b := []byte(t.Document); len(b) > 0 || len(t.DocumentGz) > 0 || t.DocumentKey != "" {
@@ -126,11 +126,28 @@ func (s *Summarizer) HandleDocument(ctx context.Context, t crawl.SummarizeTask, 
 	if t.CrawlUUID == "" {
 		return crawl.E("summarize", crawl.KindInvalid, fmt.Errorf("summarize task needs crawl_uuid"))
 	}
-	cr, err := s.store.GetCrawl(ctx, t.CrawlUUID)
+	cr, err := s.crawlOf(ctx, t)
 	if err != nil {
-		return fmt.Errorf("summarize %s: %w", t.URL, err)
+		return err
 	}
 	return s.summarize(ctx, t, cr, doc)
+}
+
+// crawlOf is the crawl a task summarizes: the one it carries (the fetch
+// stage hands on the crawl as recorded), else the crawl log's.
+func (s *Summarizer) crawlOf(ctx context.Context, t crawl.SummarizeTask) (crawl.Crawl, error) {
+	if c := t.Crawl; c != nil {
+		if c.Log.CrawlUUID != t.CrawlUUID || c.Log.URL != t.URL {
+			return crawl.Crawl{}, crawl.E("summarize "+t.URL, crawl.KindInvalid,
+				fmt.Errorf("the task's crawl is %s of %s, not %s", c.Log.CrawlUUID, c.Log.URL, t.CrawlUUID))
+		}
+		return *c, nil
+	}
+	cr, err := s.store.GetCrawl(ctx, t.CrawlUUID)
+	if err != nil {
+		return crawl.Crawl{}, fmt.Errorf("summarize %s: %w", t.URL, err)
+	}
+	return cr, nil
 }
 
 func (s *Summarizer) summarize(ctx context.Context, t crawl.SummarizeTask, cr crawl.Crawl, doc *crawl.Document) error {

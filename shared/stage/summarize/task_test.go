@@ -71,3 +71,81 @@ func TestDocumentInTask(t *testing.T) {
 		})
 	}
 }
+
+// crawlReads counts the crawl log reads of the store it wraps.
+type crawlReads struct {
+	Store
+	n int
+}
+
+func (s *crawlReads) GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error) {
+	s.n++
+	return s.Store.GetCrawl(ctx, crawlUUID)
+}
+
+// TestCrawlInTask: a task that carries its crawl (through the queue, as
+// JSON) is summarized without reading the crawl log; one without reads
+// it; one whose crawl is another crawl's, or another URL's, is refused
+// as malformed.
+func TestCrawlInTask(t *testing.T) {
+	size, status, etag := int64(12), 200, `"v1"`
+	recorded := crawl.Crawl{
+		Log:      crawl.CrawlLog{AgentUUID: "agent", URL: orderURL, CrawlType: crawl.CrawlFirst, CrawlUUID: "c1", TimeStarted: 100, ExitCode: crawl.ExitComplete},
+		Requests: []crawl.Request{{URL: orderURL, TimeSent: 100, RobotsTxtApproved: true, ExitCode: crawl.ExitComplete, HTTPStatusCode: &status, HTTPETag: &etag}},
+		File:     &crawl.File{URL: orderURL, MIMEType: "text/html", FileSize: &size, BodyKey: crawl.BodyKey([]byte("<p>lamps</p>"))},
+	}
+	other := recorded
+	other.Log.CrawlUUID = "c2"
+	elsewhere := recorded
+	elsewhere.Log.URL = orderURL + "elsewhere"
+	tests := []struct {
+		name      string
+		carried   *crawl.Crawl
+		logReads  int
+		invalid   bool
+		wantCrawl bool
+	}{
+		{"carried", &recorded, 0, false, true},
+		{"not carried", nil, 1, false, true},
+		{"another crawl's", &other, 0, true, false},
+		{"another URL's", &elsewhere, 0, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			db := openStore(t)
+			if _, err := db.RecordCrawl(ctx, recorded, nil); err != nil {
+				t.Fatal(err)
+			}
+			store := &crawlReads{Store: db}
+			s := New(store, nil, Config{}, slog.New(slog.DiscardHandler))
+			b, err := json.Marshal(crawl.SummarizeTask{URL: orderURL, CrawlUUID: "c1", Crawl: tt.carried})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var task crawl.SummarizeTask
+			if err := json.Unmarshal(b, &task); err != nil {
+				t.Fatal(err)
+			}
+			err = s.Handle(ctx, task)
+			if tt.invalid {
+				if crawl.KindOf(err) != crawl.KindInvalid {
+					t.Fatalf("Handle = %v, want a KindInvalid error", err)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if store.n != tt.logReads {
+				t.Errorf("%d crawl log reads, want %d", store.n, tt.logReads)
+			}
+			var n int
+			if err := db.SQL().QueryRow(`SELECT count(*) FROM crawl_summary cs JOIN http_summary hs ON hs.crawl_summary_id = cs.crawl_summary_id
+				WHERE cs.crawl_uuid = 'c1' AND hs.etag = ?`, etag).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if (n == 1) != tt.wantCrawl {
+				t.Errorf("%d crawl summaries with the crawl's ETag, want %v", n, tt.wantCrawl)
+			}
+		})
+	}
+}
