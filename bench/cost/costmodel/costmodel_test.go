@@ -234,7 +234,7 @@ func TestEventSourceMappingRequests(t *testing.T) {
 		{"all failed", 10, 1000, 10, 1, 0},
 		{"fifty, gathered over a window", 50, 100 << 10, 0, 5, 5},
 		{"fifty, eleven failed", 50, 100 << 10, 11, 5, 4},
-		{"fifty large", 50, 1 << 20, 0, 16, 5},
+		{"fifty large", 50, 1 << 20, 0, 20, 5},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := line(t, awsmeter.Record{Function: "summarizer", DurationMS: 10, Messages: c.messages, MessageBytes: c.bytes, Failed: c.failed})

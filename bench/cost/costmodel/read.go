@@ -28,10 +28,11 @@ type Function struct {
 	// ESMReceives and ESMDeletes are the SQS requests Lambda's event
 	// source mapping made to deliver the batches. SQS hands out and
 	// deletes at most ten messages a call, so a batch of up to ten is one
-	// ReceiveMessage (one per started 64 KiB of its messages) and one
-	// DeleteMessageBatch if a message was handled; a bigger batch,
-	// gathered over a batching window, is a receive per ten messages at
-	// least (or per started 64 KiB, if more) and a delete per ten handled.
+	// ReceiveMessage (billed one request per started 64 KiB of its
+	// messages) and one DeleteMessageBatch if a message was handled; a
+	// bigger batch, gathered over a batching window, is a receive per ten
+	// messages (each billed by its own 64 KiB chunks, the bytes taken as
+	// evenly split) and a delete per ten handled.
 	ESMReceives, ESMDeletes int64
 	Ops, InitOps            awsmeter.Usage
 }
@@ -146,7 +147,10 @@ func (t *Totals) record(rec awsmeter.Record, memoryMB func(string) int) {
 	f.Ops.Add(rec.Ops)
 	if rec.Messages > 0 {
 		f.Messages += int64(rec.Messages)
-		f.ESMReceives += max(tens(rec.Messages), chunks(rec.MessageBytes))
+		// The batch's receives, its bytes taken as split evenly
+		// between them: SQS bills each call by its started 64 KiB.
+		calls := tens(rec.Messages)
+		f.ESMReceives += calls * chunks((rec.MessageBytes+int(calls)-1)/int(calls))
 		f.ESMDeletes += tens(rec.Messages - rec.Failed)
 	}
 }

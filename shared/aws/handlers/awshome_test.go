@@ -211,11 +211,11 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 	}
 	var wg sync.WaitGroup
 	for _, f := range fs {
+		size, window := eventBatching(h.t, f.queue)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			q := h.queues[f.queue]
-			size, window := eventBatching(h.t, f.queue)
 			for ctx.Err() == nil {
 				msgs, err := q.Receive(ctx, size, time.Second)
 				if err != nil || len(msgs) == 0 {
@@ -225,7 +225,7 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 				// messages, gathered for up to the batching window.
 				for end := time.Now().Add(window); len(msgs) < size && time.Now().Before(end) && ctx.Err() == nil; {
 					more, err := q.Receive(ctx, size-len(msgs), 0)
-					if err == nil && len(more) == 0 {
+					if err != nil || len(more) == 0 {
 						time.Sleep(50 * time.Millisecond)
 					}
 					msgs = append(msgs, more...)
