@@ -29,7 +29,7 @@ type Agent struct {
 
 // CrawlLog is the outcome of one crawl of one URL.
 type CrawlLog struct {
-	ID          int64     `json:"id,omitempty"`
+	ID          int64     `json:"-"`
 	AgentUUID   string    `json:"agent_uuid"` // the agent table's agent_uuid; the store maps it to agent_id
 	URL         string    `json:"url"`
 	CrawlType   CrawlType `json:"crawl_type"`
@@ -42,11 +42,11 @@ type CrawlLog struct {
 
 // Request is one network request of a crawl.
 type Request struct {
-	ID                 int64    `json:"id,omitempty"`
+	ID                 int64    `json:"-"`
 	URL                string   `json:"url"`
 	TimeSent           int64    `json:"time_sent_unix_utc"`
-	DurationMS         *int64   `json:"duration_ms,omitempty"`
-	RobotsTxtApproved  bool     `json:"robots_txt_approved"`
+	DurationMS         *int64   `json:"request_duration_ms,omitempty"`
+	RobotsTxtApproved  bool     `json:"robotstxt_approved"`
 	ExitCode           ExitCode `json:"exit_code"`
 	ServerLastModified *int64   `json:"server_last_modified_unix_utc,omitempty"`
 	HTTPStatusCode     *int     `json:"http_status_code,omitempty"`
@@ -55,7 +55,7 @@ type Request struct {
 
 // File is the metadata of a fetched body.
 type File struct {
-	ID           int64   `json:"id,omitempty"`
+	ID           int64   `json:"-"`
 	URL          string  `json:"url"`
 	LastModified *int64  `json:"last_modified_unix_utc,omitempty"`
 	FileSize     *int64  `json:"file_size,omitempty"`
@@ -72,7 +72,7 @@ type File struct {
 	Charset         string `json:"charset,omitempty"`
 	ContentType     string `json:"content_type,omitempty"`
 	ContentLanguage string `json:"content_language,omitempty"`
-	RobotsTag       string `json:"robots_tag,omitempty"` // X-Robots-Tag
+	RobotsTag       string `json:"x_robots_tag,omitempty"` // X-Robots-Tag
 }
 
 // FileText is the body of a text file, translated to UTF-8.
@@ -83,7 +83,7 @@ type FileText struct {
 
 // Redirect is a redirect answered to a request.
 type Redirect struct {
-	ID                int64             `json:"id,omitempty"`
+	ID                int64             `json:"-"`
 	URL               string            `json:"url"`
 	LastModified      *int64            `json:"last_modified_unix_utc,omitempty"`
 	ToURL             string            `json:"to_url"`

@@ -64,6 +64,25 @@ type SummarizeTask struct {
 	Crawl *Crawl `json:"crawl,omitempty"`
 }
 
+// MaxCarriedCrawl bounds the crawl a parse or summarize task carries,
+// as JSON: about 700 bytes for a page, but its URLs and response
+// headers are the server's to make long. A crawl past it is not carried
+// (Carried), and the summarizer reads it from the crawl log instead; a
+// summarize task then still fits SQS's 256 KiB beside a
+// MaxInlineDocument.
+const MaxCarriedCrawl = 16 << 10
+
+// Carried is cr as a task carries it: without its FileText (the parser
+// reads the body, the summarizer the parsed document), or nil when its
+// JSON would be past MaxCarriedCrawl.
+func Carried(cr Crawl) *Crawl {
+	cr.FileText = nil
+	if b, err := json.Marshal(cr); err != nil || len(b) > MaxCarriedCrawl {
+		return nil
+	}
+	return &cr
+}
+
 // MaxInlineDocument is the largest parsed document a summarize task
 // carries itself. Inline, a document costs no S3 PUT and GET ($5.40 per
 // million on AWS, BENCHMARKS.md), only SQS payload: a task stays within

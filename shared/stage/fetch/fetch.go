@@ -148,7 +148,7 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 	// delivery, the common case, that is a read fewer.
 	if c.CrawlUUID != t.CrawlUUID || c.State != crawl.StateQueued {
 		if cr, err := f.store.GetCrawl(ctx, t.CrawlUUID); err == nil {
-			return f.forward(ctx, t, cr)
+			return f.forward(ctx, t, c, cr)
 		} else if !errors.Is(err, crawl.ErrNotFound) {
 			return fmt.Errorf("fetch %s: %w", t.URL, err)
 		}
@@ -198,7 +198,7 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 		}
 		break
 	}
-	return f.forward(ctx, t, cr)
+	return f.forward(ctx, t, c, cr)
 }
 
 // afterCrawl returns the candidate as the crawl leaves it.
@@ -245,13 +245,11 @@ func (f *Fetcher) recrawlPeriod(t crawl.FetchTask) time.Duration {
 	return f.cfg.RecrawlPeriod
 }
 
-// forward hands a recorded crawl on to the next stages.
-func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, cr crawl.Crawl) error {
+// forward hands a recorded crawl of candidate c on to the next stages
+// (a redirect's target inherits c's redirect chain, which recording a
+// crawl does not change).
+func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, c crawl.Candidate, cr crawl.Crawl) error {
 	if r := cr.Redirect; r != nil && cr.Log.ExitCode == crawl.ExitRedirect {
-		c, err := f.store.GetCandidate(ctx, t.URL)
-		if err != nil {
-			return fmt.Errorf("forward redirect of %s: %w", t.URL, err)
-		}
 		orig := c.OrigURL
 		if orig == "" {
 			orig = c.URL
@@ -273,20 +271,19 @@ func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, cr crawl.Crawl
 		}
 	}
 	// The crawl rides in the task, so the summarizer need not read it
-	// back; its text does not (the parser reads the body).
-	carried := cr
-	carried.FileText = nil
+	// back (crawl.Carried).
+	carried := crawl.Carried(cr)
 	if file := cr.File; file != nil && cr.Log.ExitCode.Contentful() && Parses(file.MIMEType) {
 		pt := crawl.ParseTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Hops: t.Hops, MaxDepth: t.MaxDepth,
 			BodyKey: file.BodyKey, MIMEType: file.MIMEType, ContentType: file.ContentType, ContentLanguage: file.ContentLanguage,
-			MaxLinks: t.MaxLinks, Crawl: &carried}
+			MaxLinks: t.MaxLinks, Crawl: carried}
 		pt.NoFollow, pt.NoIndex = RobotsTag(file.RobotsTag, f.cfg.UserAgent)
 		if err := send(ctx, f.q.Parse, pt); err != nil {
 			return fmt.Errorf("send parse task for %s: %w", t.URL, err)
 		}
 		return nil
 	}
-	if err := send(ctx, f.q.Summarize, crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Crawl: &carried}); err != nil {
+	if err := send(ctx, f.q.Summarize, crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Crawl: carried}); err != nil {
 		return fmt.Errorf("send summarize task for %s: %w", t.URL, err)
 	}
 	return nil

@@ -549,7 +549,9 @@ func (s *firstRecorder) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *craw
 		s.done = true
 		s.other = cr
 		s.other.Log.TimeStarted--
-		s.other.File.BodyKey = "another-delivery's-body"
+		file := *cr.File
+		file.BodyKey = "another-delivery's-body"
+		s.other.File = &file
 		if _, err := s.Store.RecordCrawl(ctx, s.other, c); err != nil {
 			return false, err
 		}
