@@ -88,8 +88,24 @@ type Members interface {
 // 16 s (set on the message's visibility), then the dead-letter queue.
 var DefaultRetry = crawl.RetryPolicy{MaxReceives: crawl.DefaultMaxReceives, Base: time.Second, Max: 256 * time.Second}
 
-// Process handles a batch and returns the records to retry.
+// stopBefore is how long before the invocation's deadline the handlers
+// are stopped: a tenth of the time left, between 1 and 5 s.
+func stopBefore(left time.Duration) time.Duration {
+	return max(time.Second, min(5*time.Second, left/10))
+}
+
+// Process handles a batch and returns the records to retry. Handlers
+// still running shortly before ctx's deadline (Lambda's timeout) are
+// stopped and their records reported for retry, so that what the batch
+// finished is acknowledged rather than all of it coming back with the
+// timeout.
 func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	hctx := ctx // the handlers'
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		hctx, cancel = context.WithDeadline(ctx, d.Add(-stopBefore(time.Until(d))))
+		defer cancel()
+	}
 	n := max(p.Concurrency, 1)
 	sem := make(chan struct{}, n)
 	var mu sync.Mutex
@@ -126,7 +142,7 @@ func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQS
 			if p.Members != nil {
 				defer p.Members.Leave()
 			}
-			o := p.one(withOutbox(ctx, box, r.MessageId), r)
+			o := p.one(ctx, withOutbox(hctx, box, r.MessageId), r)
 			mu.Lock()
 			defer mu.Unlock()
 			if o == "retry" {
@@ -149,13 +165,14 @@ func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQS
 	return resp, nil
 }
 
-// one handles a record and says what became of it: "ok", "deferred",
-// "dead-letter" (the three deleted) or "retry".
-func (p *Processor) one(ctx context.Context, r events.SQSMessage) string {
-
+// one handles a record in hctx and says what became of it: "ok",
+// "deferred", "dead-letter" (the three deleted) or "retry". What it
+// sends itself (a deferral, a backoff, a dead letter) is sent in ctx,
+// which outlives a handler stopped at hctx's deadline.
+func (p *Processor) one(ctx, hctx context.Context, r events.SQSMessage) string {
 	log := p.log().With("queue", p.Queue, "message_id", r.MessageId)
 	body := []byte(r.Body)
-	err := p.Handle(ctx, body)
+	err := p.Handle(hctx, body)
 	if err == nil {
 		return p.outcome("ok")
 	}

@@ -190,3 +190,55 @@ func TestProcessMembersOneFile(t *testing.T) {
 		t.Errorf("%d PUTs for a batch of four bodies, want one file", objs.Puts())
 	}
 }
+
+// backoffs records the visibility backoffs set.
+type backoffs struct {
+	mu  sync.Mutex
+	set []string
+}
+
+func (b *backoffs) ChangeVisibility(ctx context.Context, receiptHandle string, _ time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.set = append(b.set, receiptHandle)
+	return nil
+}
+
+// A handler still running shortly before the invocation's deadline is
+// stopped and its record reported for retry (its backoff set in time),
+// while the records finished are acknowledged: the batch returns
+// before the deadline instead of coming back whole with the timeout.
+func TestProcessStopsBeforeTheDeadline(t *testing.T) {
+	vis := &backoffs{}
+	p := Processor{Queue: "test", Concurrency: 2, Visibility: vis, Handle: func(ctx context.Context, body []byte) error {
+		if string(body) == "slow" {
+			<-ctx.Done()
+			return fmt.Errorf("handle: %w", ctx.Err())
+		}
+		return nil
+	}}
+	ev := events.SQSEvent{Records: []events.SQSMessage{
+		{MessageId: "fast", ReceiptHandle: "h-fast", Body: "ok", Attributes: map[string]string{"ApproximateReceiveCount": "1"}},
+		{MessageId: "slow", ReceiptHandle: "h-slow", Body: "slow", Attributes: map[string]string{"ApproximateReceiveCount": "1"}},
+	}}
+	deadline := time.Now().Add(3 * time.Second)
+	ctx, cancel := context.WithDeadline(t.Context(), deadline)
+	defer cancel()
+	resp, err := p.Process(ctx, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := time.Until(deadline); left < 500*time.Millisecond {
+		t.Errorf("Process returned %v before the deadline, want the handlers stopped about a second before it", left)
+	}
+	got, _ := json.Marshal(resp)
+	if want := `{"batchItemFailures":[{"itemIdentifier":"slow"}]}`; string(got) != want {
+		t.Errorf("response %s, want %s", got, want)
+	}
+	if len(vis.set) != 1 || vis.set[0] != "h-slow" {
+		t.Errorf("backoffs set for %v, want the stopped record's", vis.set)
+	}
+}

@@ -6,6 +6,7 @@ package stack
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"reflect"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -238,7 +240,23 @@ func setBaseEndpoint(options any, endpoint string) {
 	}
 }
 
+// IdleConnsPerHost is how many connections to one endpoint the clients
+// keep open between requests. The SDK's default of 10 would close and
+// dial again, with a TLS handshake, most connections of a summarizer
+// that has fifty summaries in flight (summarizer.BatchSize), each
+// making its DynamoDB calls in turn.
+const IdleConnsPerHost = 64
+
 func newClients(cfg aws.Config, m *awsmeter.Meter, opts []ClientOption) Clients {
+	// The configuration's own client (with a CA bundle it may have
+	// loaded), else the SDK's default one, keeping more idle connections.
+	hc, ok := cfg.HTTPClient.(*awshttp.BuildableClient)
+	if !ok && cfg.HTTPClient == nil {
+		hc, ok = awshttp.NewBuildableClient(), true
+	}
+	if ok {
+		cfg.HTTPClient = hc.WithTransportOptions(func(t *http.Transport) { t.MaxIdleConnsPerHost = IdleConnsPerHost })
+	}
 	c := Clients{DynamoDB: dynamodb.NewFromConfig(cfg), SQS: sqs.NewFromConfig(cfg), Meter: m}
 	for _, o := range opts {
 		o(&c, cfg)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
@@ -98,5 +100,33 @@ func TestNewLambdaClients(t *testing.T) {
 	}
 	if e := c.SQS.Options().BaseEndpoint; e == nil || *e != "http://127.0.0.1:4566" {
 		t.Errorf("SQS endpoint %v, want AWS_ENDPOINT_URL", e)
+	}
+}
+
+// The clients keep IdleConnsPerHost connections to an endpoint open,
+// whether built for Lambda or from the default configuration.
+func TestClientsKeepConnections(t *testing.T) {
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_ACCESS_KEY_ID", "x")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "y")
+	lambda, err := NewLambdaClients(Settings{AWS: LambdaAWS{Region: "us-east-1", AccessKeyID: "x", SecretAccessKey: "y"}}, WithS3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := NewClients(t.Context(), WithS3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]Clients{"lambda": lambda, "default": def} {
+		for svc, hc := range map[string]any{"dynamodb": c.DynamoDB.Options().HTTPClient, "sqs": c.SQS.Options().HTTPClient, "s3": c.S3.Options().HTTPClient} {
+			b, ok := hc.(*awshttp.BuildableClient)
+			if !ok {
+				t.Errorf("%s %s: HTTP client %T", name, svc, hc)
+				continue
+			}
+			if n := b.GetTransport().MaxIdleConnsPerHost; n != IdleConnsPerHost {
+				t.Errorf("%s %s: MaxIdleConnsPerHost %d, want %d", name, svc, n, IdleConnsPerHost)
+			}
+		}
 	}
 }

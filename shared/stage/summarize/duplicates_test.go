@@ -2,6 +2,7 @@ package summarize
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -89,7 +90,7 @@ func TestLockAllCrosswise(t *testing.T) {
 		if i%2 == 1 {
 			keys = []string{"c", "b", "a", "a"}
 		}
-		wg.Go(func() { k.lockAll(keys)() })
+		wg.Go(func() { locked(t)(k.lockAll(t.Context(), keys))() })
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -103,21 +104,54 @@ func TestLockAllCrosswise(t *testing.T) {
 	}
 }
 
+// locked takes what lock or lockAll returns and gives the unlock, or
+// fails the test and gives a no-op.
+func locked(t *testing.T) func(unlock func(), err error) func() {
+	return func(unlock func(), err error) func() {
+		if err != nil {
+			t.Error(err)
+			return func() {}
+		}
+		return unlock
+	}
+}
+
+// TestLockGivesUp: a waiter whose context ends gives up without the
+// lock, and leaves no trace of itself; the holder is not disturbed.
+func TestLockGivesUp(t *testing.T) {
+	var k keyedLocks
+	unlock := locked(t)(k.lock(t.Context(), "a"))
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	defer cancel()
+	if u, err := k.lockAll(ctx, []string{"b", "a"}); !errors.Is(err, context.DeadlineExceeded) || u != nil {
+		t.Fatalf("lockAll while a is held: %v, want the context's deadline and no unlock", err)
+	}
+	// b, taken before a was waited for, was given back.
+	locked(t)(k.lock(t.Context(), "b"))()
+	unlock()
+	locked(t)(k.lock(t.Context(), "a"))()
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if len(k.m) != 0 {
+		t.Errorf("%d locks left after every user is done", len(k.m))
+	}
+}
+
 // TestKeyedLocks: one key's holders take turns; other keys do not wait;
 // a key's lock is dropped when its last user is done.
 func TestKeyedLocks(t *testing.T) {
 	var k keyedLocks
-	unlockA := k.lock("a")
+	unlockA := locked(t)(k.lock(t.Context(), "a"))
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		k.lock("b")() // another key: not held up by a
+		locked(t)(k.lock(t.Context(), "b"))() // another key: not held up by a
 	}()
 	<-done
 	got := make(chan struct{})
 	go func() {
 		defer close(got)
-		k.lock("a")()
+		locked(t)(k.lock(t.Context(), "a"))()
 	}()
 	select {
 	case <-got:
@@ -145,12 +179,12 @@ func TestWaitingStepsOutOfTheBatch(t *testing.T) {
 	packer := warc.NewPacker(objects, warc.PackConfig{Prefix: "piles/", MaxWait: time.Hour})
 	s := New(nil, packer, Config{}, slog.New(slog.DiscardHandler))
 	packer.Enter() // the holder
-	unlock := s.sameText.lockAll([]string{"text same"})
+	unlock := locked(t)(s.sameText.lockAll(t.Context(), []string{"text same"}))
 	waiterIn := make(chan struct{})
 	go func() {
 		packer.Enter() // the waiter, in the same batch
 		close(waiterIn)
-		s.sameText.lockAll([]string{"text same"})()
+		locked(t)(s.sameText.lockAll(t.Context(), []string{"text same"}))()
 		packer.Leave()
 	}()
 	<-waiterIn

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -46,6 +47,13 @@ type Config struct {
 	// Tokens, if true, fills token and token_statistics (seed 002 calls
 	// them experimental).
 	Tokens bool
+	// MaxDocumentBytes bounds the documents Handle decodes and
+	// summarizes at once, counted as their JSON (0: no bound): the
+	// summarizer function handles a batch of fifty at once, and a page's
+	// document, decoded, costs a few times its JSON. A document larger
+	// than the bound is summarized alone. Documents handed over as they
+	// are (HandleDocument) were counted by the parser's bound.
+	MaxDocumentBytes int64
 }
 
 // Summarizer is the summarize stage.
@@ -54,6 +62,7 @@ type Summarizer struct {
 	blobs Blobs
 	cfg   Config
 	log   *slog.Logger
+	room  *semaphore.Weighted // see Config.MaxDocumentBytes; nil: none
 
 	// sameText serializes, within this process, the summaries of pages
 	// that may duplicate each other: planned at once, two copies of one
@@ -80,6 +89,9 @@ type batcher interface {
 // New returns a summarize stage.
 func New(store Store, blobs Blobs, cfg Config, log *slog.Logger) *Summarizer {
 	s := &Summarizer{store: store, blobs: blobs, cfg: cfg, log: log}
+	if cfg.MaxDocumentBytes > 0 {
+		s.room = semaphore.NewWeighted(cfg.MaxDocumentBytes)
+	}
 	if b, ok := blobs.(batcher); ok {
 		s.sameText.waiting = func() func() {
 			b.Leave()
@@ -111,12 +123,30 @@ func (s *Summarizer) Handle(ctx context.Context, t crawl.SummarizeTask) error {
 				return fmt.Errorf("summarize %s: %w", t.URL, err)
 			}
 		}
+		release, err := s.reserve(ctx, len(b))
+		if err != nil {
+			return fmt.Errorf("summarize %s: wait for room: %w", t.URL, err)
+		}
+		defer release()
 		doc = new(crawl.Document)
 		if err := json.Unmarshal(b, doc); err != nil {
 			return crawl.E("summarize "+t.URL, crawl.KindInvalid, fmt.Errorf("decode document: %w", err))
 		}
 	}
 	return s.summarize(ctx, t, cr, doc)
+}
+
+// reserve waits until a document of n bytes may be summarized; the
+// caller calls the function it returns when done.
+func (s *Summarizer) reserve(ctx context.Context, n int) (release func(), err error) {
+	if s.room == nil {
+		return func() {}, nil
+	}
+	w := min(int64(n), s.cfg.MaxDocumentBytes)
+	if err := s.room.Acquire(ctx, w); err != nil {
+		return nil, err
+	}
+	return func() { s.room.Release(w) }, nil
 }
 
 // HandleDocument is Handle for a task whose document is given as it is,
@@ -139,7 +169,7 @@ func (s *Summarizer) crawlOf(ctx context.Context, t crawl.SummarizeTask) (crawl.
 	if c := t.Crawl; c != nil {
 		if c.Log.CrawlUUID != t.CrawlUUID || c.Log.URL != t.URL {
 			return crawl.Crawl{}, crawl.E("summarize "+t.URL, crawl.KindInvalid,
-				fmt.Errorf("the task's crawl is %s of %s, not %s", c.Log.CrawlUUID, c.Log.URL, t.CrawlUUID))
+				fmt.Errorf("the task's crawl is %s of %s, want %s of %s", c.Log.CrawlUUID, c.Log.URL, t.CrawlUUID, t.URL))
 		}
 		return *c, nil
 	}
@@ -157,7 +187,11 @@ func (s *Summarizer) summarize(ctx context.Context, t crawl.SummarizeTask, cr cr
 			doc.Text.Digest = doc.Text.ComputeDigest()
 		}
 		simhash, _ = doc.Text.SimHash()
-		defer s.sameText.lockAll(sameTextKeys(t.URL, doc.Text.Digest, simhash, canonicalOf(cr.File, doc)))()
+		unlock, err := s.sameText.lockAll(ctx, sameTextKeys(t.URL, doc.Text.Digest, simhash, canonicalOf(cr.File, doc)))
+		if err != nil {
+			return fmt.Errorf("summarize %s: wait for summaries of the same text: %w", t.URL, err)
+		}
+		defer unlock()
 	}
 	for attempt := 0; ; attempt++ {
 		u, err := s.plan(ctx, cr, doc, simhash)
@@ -417,18 +451,27 @@ func sameTextKeys(url string, digest []byte, simhash uint64, canonical *string) 
 }
 
 // lockAll locks every key, in sorted order (so that two callers sharing
-// keys never wait on each other crosswise), and returns their unlock.
-func (k *keyedLocks) lockAll(keys []string) func() {
+// keys never wait on each other crosswise), and returns their unlock;
+// if ctx ends first, it takes none and returns ctx's error (a Lambda
+// batch whose summaries queue behind one another then hands the rest
+// back before its timeout, sqsbatch).
+func (k *keyedLocks) lockAll(ctx context.Context, keys []string) (func(), error) {
 	keys = slices.Compact(slices.Sorted(slices.Values(keys)))
-	unlocks := make([]func(), len(keys))
-	for i, key := range keys {
-		unlocks[i] = k.lock(key)
-	}
-	return func() {
+	unlocks := make([]func(), 0, len(keys))
+	unlock := func() {
 		for i := len(unlocks) - 1; i >= 0; i-- {
 			unlocks[i]()
 		}
 	}
+	for _, key := range keys {
+		u, err := k.lock(ctx, key)
+		if err != nil {
+			unlock()
+			return nil, err
+		}
+		unlocks = append(unlocks, u)
+	}
+	return unlock, nil
 }
 
 // keyedLocks is a mutex per key, made when a key is first locked and
@@ -442,37 +485,45 @@ type keyedLocks struct {
 }
 
 type keyedLock struct {
-	sync.Mutex
+	held  chan struct{} // holds a value while the lock is taken
 	users int
 }
 
-// lock locks key and returns its unlock.
-func (k *keyedLocks) lock(key string) func() {
+// lock locks key and returns its unlock, or ctx's error if ctx ends
+// before the lock is taken.
+func (k *keyedLocks) lock(ctx context.Context, key string) (func(), error) {
 	k.mu.Lock()
 	if k.m == nil {
 		k.m = map[string]*keyedLock{}
 	}
 	l := k.m[key]
 	if l == nil {
-		l = &keyedLock{}
+		l = &keyedLock{held: make(chan struct{}, 1)}
 		k.m[key] = l
 	}
 	l.users++
 	k.mu.Unlock()
-	if !l.TryLock() {
-		if k.waiting != nil {
-			defer k.waiting()()
-		}
-		l.Lock()
-	}
-	return func() {
-		l.Unlock()
+	leave := func() {
 		k.mu.Lock()
 		if l.users--; l.users == 0 {
 			delete(k.m, key)
 		}
 		k.mu.Unlock()
 	}
+	select {
+	case l.held <- struct{}{}:
+	default:
+		if k.waiting != nil {
+			defer k.waiting()()
+		}
+		select {
+		case l.held <- struct{}{}:
+		case <-ctx.Done():
+			leave()
+			return nil, ctx.Err()
+		}
+	}
+	return func() { <-l.held; leave() }, nil
 }
 
 // gunzipDocument reads a task's gzipped document, up to

@@ -5,8 +5,12 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -145,6 +149,84 @@ func TestCrawlInTask(t *testing.T) {
 			}
 			if (n == 1) != tt.wantCrawl {
 				t.Errorf("%d crawl summaries with the crawl's ETag, want %v", n, tt.wantCrawl)
+			}
+		})
+	}
+}
+
+// applyCounter counts the summaries being applied at once.
+type applyCounter struct {
+	Store
+	mu        sync.Mutex
+	now, most int
+}
+
+func (s *applyCounter) ApplySummary(ctx context.Context, u crawl.SummaryUpdate) (bool, error) {
+	s.mu.Lock()
+	s.now++
+	s.most = max(s.most, s.now)
+	s.mu.Unlock()
+	time.Sleep(20 * time.Millisecond)
+	defer func() { s.mu.Lock(); s.now--; s.mu.Unlock() }()
+	return s.Store.ApplySummary(ctx, u)
+}
+
+// Documents decoded at once stay within MaxDocumentBytes, and one
+// larger than the bound is still summarized, alone.
+func TestDocumentRoom(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		room     int64
+		wantMost int // 0: more than one
+	}{
+		{"no bound", 0, 0},
+		{"room for one", 1500, 1},
+		{"each larger than the room", 100, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			db := openStore(t)
+			store := &applyCounter{Store: db}
+			s := New(store, nil, Config{MaxDocumentBytes: tc.room}, slog.New(slog.DiscardHandler))
+			var wg sync.WaitGroup
+			errs := make([]error, 4)
+			for i := range errs {
+				u := fmt.Sprintf("%s%d", orderURL, i)
+				id := fmt.Sprintf("c%d", i)
+				cr := crawl.Crawl{
+					Log:  crawl.CrawlLog{AgentUUID: "agent", URL: u, CrawlType: crawl.CrawlFirst, CrawlUUID: id, TimeStarted: 100, ExitCode: crawl.ExitComplete},
+					File: &crawl.File{URL: u, MIMEType: "text/html", BodyKey: crawl.BodyKey([]byte(u))},
+				}
+				if _, err := db.RecordCrawl(ctx, cr, nil); err != nil {
+					t.Fatal(err)
+				}
+				// Texts of their own words: pages that may be near copies
+				// of each other take turns anyway (sameText).
+				var words strings.Builder
+				for j := range 150 {
+					fmt.Fprintf(&words, "w%dx%d ", i, j)
+				}
+				doc, err := json.Marshal(crawl.Document{URL: u, Text: crawl.TextPile{Text: words.String()}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs[i] = s.Handle(ctx, crawl.SummarizeTask{URL: u, CrawlUUID: id, Document: doc, Crawl: &cr})
+				}()
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			switch {
+			case tc.wantMost == 0 && store.most < 2:
+				t.Errorf("at most %d summaries at once, want them to overlap", store.most)
+			case tc.wantMost > 0 && store.most != tc.wantMost:
+				t.Errorf("at most %d summaries at once, want %d", store.most, tc.wantMost)
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/s3blob"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
+	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/stage/summarize"
 	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
@@ -26,8 +27,10 @@ var Needs = []string{"CRAWL_LOG_TABLE", "GENERATIONS_TABLE", "CONTROL_TABLE", "B
 // (template.yaml's BatchSize for the summarize queue), and so how many
 // it handles at once: the pile packer writes its file when every record
 // in flight waits on it, so a batch handled ten at a time would still
-// write a file for every ten. Fifty summaries are I/O, not memory: each
-// holds its parsed document and waits on DynamoDB and S3.
+// write a file for every ten. Fifty summaries mostly wait on DynamoDB
+// and S3; the documents they hold are bounded (crawl.ParseRoom of JSON
+// at once, summarize.Config.MaxDocumentBytes) and the clients keep the
+// connections open (stack.IdleConnsPerHost).
 const BatchSize = 50
 
 // New builds the summarizer's handler.
@@ -44,7 +47,8 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	if _, err := s.RegisterAgent(ctx, db, "summarizer"); err != nil {
 		return nil, err
 	}
-	stage := summarize.New(db, blobs, summarize.Config{}, e.Log)
+	// Fifty documents at once are bounded as the parser's bodies are.
+	stage := summarize.New(db, blobs, summarize.Config{MaxDocumentBytes: crawl.ParseRoom}, e.Log)
 	self := sqsq.New(c.SQS, s.SummarizeQueue)
 	h := handlers.NewStage(stage.Handle, sqsbatch.Processor{
 		Queue: "summarize", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue), Requeue: self,
