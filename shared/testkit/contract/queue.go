@@ -192,8 +192,10 @@ func Queue(t *testing.T, open QueueOpener) {
 			}
 			// (Counts are SQS's ApproximateReceiveCount: a receive whose
 			// response was lost and retried by the SDK, as on a loaded
-			// machine, counts too; so "at least", and rising.)
-			m = receiveN(t, q, 1, time.Second)[0]
+			// machine, counts too; so "at least", and rising. "At once"
+			// is within 5 s, far short of the 30 s lease it ends: ministack
+			// under the race detector in CI once took longer than 1 s.)
+			m = receiveN(t, q, 1, 5*time.Second)[0]
 			if m.ReceiveCount < 2 {
 				t.Errorf("after ChangeVisibility(0): receive count %d, want 2 or more", m.ReceiveCount)
 			}
