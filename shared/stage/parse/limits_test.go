@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"context"
 	"fmt"
 	"runtime"
 	"strings"
@@ -74,44 +73,16 @@ func TestHugePageReadAsStream(t *testing.T) {
 	}
 }
 
-// TestParseRoom: bodies wait for room in MaxBytesInParse; one larger
-// than the bound takes all of it and is parsed alone.
+// TestParseRoom: MaxBytesInParse is the parser's room (crawl.Room, whose
+// own test says how it bounds); 0 leaves it unbounded.
 func TestParseRoom(t *testing.T) {
-	p := New(nil, nil, nil, nil, Config{MaxBytesInParse: 10}, nil)
-	ctx := context.Background()
-	left := func() int64 { // the room left, probed without waiting
-		for n := int64(10); n > 0; n-- {
-			if p.room.TryAcquire(n) {
-				p.room.Release(n)
-				return n
-			}
+	for _, tc := range []struct {
+		bound   int64
+		bounded bool
+	}{{10, true}, {0, false}} {
+		p := New(nil, nil, nil, nil, Config{MaxBytesInParse: tc.bound}, nil)
+		if (p.room != nil) != tc.bounded {
+			t.Errorf("MaxBytesInParse %d: room %v, want bounded %v", tc.bound, p.room, tc.bounded)
 		}
-		return 0
-	}
-	tests := []struct {
-		body, left int64
-	}{
-		{8, 2},
-		{10, 0},
-		{100, 0}, // past the bound: all the room
-		{0, 10},
-	}
-	for _, tt := range tests {
-		release, err := p.reserve(ctx, int(tt.body))
-		if err != nil {
-			t.Fatalf("%d bytes: %v", tt.body, err)
-		}
-		if got := left(); got != tt.left {
-			t.Errorf("a body of %d bytes left %d of 10, want %d", tt.body, got, tt.left)
-		}
-		release()
-		if got := left(); got != 10 {
-			t.Errorf("after a body of %d bytes the room is %d, want 10", tt.body, got)
-		}
-	}
-	gone, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, err := p.reserve(gone, 1); err == nil {
-		t.Error("a parse whose context ended still got room")
 	}
 }

@@ -13,8 +13,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"golang.org/x/sync/semaphore"
-
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/web/textenc"
 )
@@ -86,29 +84,13 @@ type Parser struct {
 	enqueue, summarize Sender
 	cfg                Config
 	log                *slog.Logger
-	room               *semaphore.Weighted // see Config.MaxBytesInParse; nil: none
+	room               *crawl.Room // see Config.MaxBytesInParse; nil: none
 }
 
 // New returns a parse stage.
 func New(blobs Blobs, store Store, enqueue, summarize Sender, cfg Config, log *slog.Logger) *Parser {
-	p := &Parser{blobs: blobs, store: store, enqueue: enqueue, summarize: summarize, cfg: cfg, log: log}
-	if cfg.MaxBytesInParse > 0 {
-		p.room = semaphore.NewWeighted(cfg.MaxBytesInParse)
-	}
-	return p
-}
-
-// reserve waits until a body of n bytes may be parsed; the caller calls
-// the function it returns when done.
-func (p *Parser) reserve(ctx context.Context, n int) (release func(), err error) {
-	if p.room == nil {
-		return func() {}, nil
-	}
-	w := min(int64(n), p.cfg.MaxBytesInParse)
-	if err := p.room.Acquire(ctx, w); err != nil {
-		return nil, err
-	}
-	return func() { p.room.Release(w) }, nil
+	return &Parser{blobs: blobs, store: store, enqueue: enqueue, summarize: summarize, cfg: cfg, log: log,
+		room: crawl.NewRoom(cfg.MaxBytesInParse)}
 }
 
 // Handle parses the body of one crawl. Handling a task twice stores the
@@ -121,7 +103,7 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 	if err != nil {
 		return fmt.Errorf("parse %s: %w", t.URL, err)
 	}
-	release, err := p.reserve(ctx, len(body))
+	release, err := p.room.Reserve(ctx, len(body))
 	if err != nil {
 		return fmt.Errorf("parse %s: wait for room: %w", t.URL, err)
 	}

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -62,7 +61,7 @@ type Summarizer struct {
 	blobs Blobs
 	cfg   Config
 	log   *slog.Logger
-	room  *semaphore.Weighted // see Config.MaxDocumentBytes; nil: none
+	room  *crawl.Room // see Config.MaxDocumentBytes; nil: none
 
 	// sameText serializes, within this process, the summaries of pages
 	// that may duplicate each other: planned at once, two copies of one
@@ -88,10 +87,7 @@ type batcher interface {
 
 // New returns a summarize stage.
 func New(store Store, blobs Blobs, cfg Config, log *slog.Logger) *Summarizer {
-	s := &Summarizer{store: store, blobs: blobs, cfg: cfg, log: log}
-	if cfg.MaxDocumentBytes > 0 {
-		s.room = semaphore.NewWeighted(cfg.MaxDocumentBytes)
-	}
+	s := &Summarizer{store: store, blobs: blobs, cfg: cfg, log: log, room: crawl.NewRoom(cfg.MaxDocumentBytes)}
 	if b, ok := blobs.(batcher); ok {
 		s.sameText.waiting = func() func() {
 			b.Leave()
@@ -123,7 +119,7 @@ func (s *Summarizer) Handle(ctx context.Context, t crawl.SummarizeTask) error {
 				return fmt.Errorf("summarize %s: %w", t.URL, err)
 			}
 		}
-		release, err := s.reserve(ctx, len(b))
+		release, err := s.room.Reserve(ctx, len(b))
 		if err != nil {
 			return fmt.Errorf("summarize %s: wait for room: %w", t.URL, err)
 		}
@@ -134,19 +130,6 @@ func (s *Summarizer) Handle(ctx context.Context, t crawl.SummarizeTask) error {
 		}
 	}
 	return s.summarize(ctx, t, cr, doc)
-}
-
-// reserve waits until a document of n bytes may be summarized; the
-// caller calls the function it returns when done.
-func (s *Summarizer) reserve(ctx context.Context, n int) (release func(), err error) {
-	if s.room == nil {
-		return func() {}, nil
-	}
-	w := min(int64(n), s.cfg.MaxDocumentBytes)
-	if err := s.room.Acquire(ctx, w); err != nil {
-		return nil, err
-	}
-	return func() { s.room.Release(w) }, nil
 }
 
 // HandleDocument is Handle for a task whose document is given as it is,
