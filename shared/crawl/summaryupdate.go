@@ -15,6 +15,16 @@ const (
 	// GenerationReplace: the content differs: the open generation (if
 	// any) is closed at SeenAt and a new one opens at SeenAt.
 	GenerationReplace
+	// GenerationExtendOpen: a 304, whose server says the content is the
+	// one last fetched, whatever generation that opened. The store
+	// extends the generation open when it applies the update, so the
+	// summarizer reads nothing first: last_seen moves on to SeenAt
+	// unless the generation was first seen after SeenAt (a late crawl)
+	// or already seen at or after it (a redelivery), and with no open
+	// generation nothing changes. OpenID is not used. A store that
+	// keeps crawl_summary rows for such crawls records the crawl as
+	// ExitDuplicate when the open generation is marked duplicate.
+	GenerationExtendOpen
 )
 
 // SummaryUpdate is everything one crawl changes in the summary database.

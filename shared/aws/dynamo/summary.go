@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -155,6 +156,9 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, error) {
 	if s.URL == "" || s.Crawl.CrawlUUID == "" {
 		return false, crawl.Errorf(crawl.KindInvalid, "a summary needs a URL and a crawl_uuid")
+	}
+	if s.Action == crawl.GenerationExtendOpen {
+		return d.extendOpen(ctx, s)
 	}
 	csk := crawlSK(s.Crawl.CrawlUUID)
 	head, done, err := d.headAndCrawl(ctx, s.URL, csk)
@@ -313,6 +317,36 @@ func (d *DB) applyInPlace(ctx context.Context, s crawl.SummaryUpdate, action cra
 		if err := d.observeChange(ctx, s.URL, false, s.SeenAt); err != nil {
 			return true, err
 		}
+	}
+	return true, nil
+}
+
+// extendOpen applies a 304 (crawl.GenerationExtendOpen) with one
+// conditional write and no read: the head's open_last_seen moves on to
+// s.SeenAt if the head names a generation, first seen at or before
+// s.SeenAt (its sort key says when), and not yet seen at or after it.
+// Any other head is left as it is: no generation open, a late crawl, or
+// a redelivery of this one. It returns whether the head moved.
+//
+// Such a crawl puts no crawl summary item: the write is idempotent by
+// its condition, the crawl log item holds the crawl's columns, and the
+// head's last_seen is what the crawl changed. That is a write unit a
+// recrawled page less, and the reads of the head and the open
+// generation that deciding an extension took (docs/aws.md, "Tables").
+func (d *DB) extendOpen(ctx context.Context, s crawl.SummaryUpdate) (bool, error) {
+	e := &fxExpr{}
+	cond := "attribute_exists(" + e.name(gaOpenID) + ") AND " + e.name(gaOpenSK) + " <= " + e.value(fxS(genSK(s.SeenAt, math.MaxInt64))) +
+		" AND (attribute_not_exists(" + e.name(gaOpenLastSeen) + ") OR " + e.name(gaOpenLastSeen) + " < " + e.value(fxN(s.SeenAt)) + ")"
+	_, err := d.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(d.t.Generations), Key: genKey(s.URL, skHead),
+		UpdateExpression: aws.String("SET " + e.name(gaOpenLastSeen) + " = " + e.value(fxN(s.SeenAt))), ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: e.Names(), ExpressionAttributeValues: e.Values()})
+	switch {
+	case conditionFailed(err):
+		return false, nil
+	case fxLostRace(err):
+		return false, fmt.Errorf("extend the open generation: %w: %v", crawl.ErrConflict, err)
+	case err != nil:
+		return false, fmt.Errorf("extend the open generation: %w", err)
 	}
 	return true, nil
 }

@@ -838,6 +838,52 @@ func TestExtendWritesTheHead(t *testing.T) {
 	}
 }
 
+// TestNotModifiedOneWrite: a 304 (crawl.GenerationExtendOpen) costs
+// one conditional write of the head and no read, and puts no crawl
+// summary item. A late 304 leaves a newer generation's head as it is,
+// and what the 304s moved on is folded into the generation it closes.
+func TestNotModifiedOneWrite(t *testing.T) {
+	ctx := context.Background()
+	meter := awsmeter.New()
+	api := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: testClient(t).Options().BaseEndpoint,
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), APIOptions: []func(*middleware.Stack) error{meter.AddTo}})
+	db := New(api, testTables(t, api), WithBlobs(newSumBlobs()))
+	const u = "http://example.com/same"
+	notModified := func(crawlUUID string, at int64) crawl.SummaryUpdate {
+		su := contract.SummaryUpdate(u, crawlUUID, at, crawl.GenerationExtendOpen, 0, nil)
+		su.Crawl.ExitCode, su.HTTP = crawl.ExitUnchanged, &crawl.HTTPSummary{StatusCode: 304}
+		return su
+	}
+	sumApply(t, db, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, contract.TextGen(u, 100, contract.TextPile("same words"), "T")))
+	first := sumOpen(t, db, u).Generation
+
+	meter.Take()
+	sumApply(t, db, notModified("n1", 200))
+	used := meter.Take()
+	if keys := used.Keys(); len(keys) != 1 || keys[0] != "DynamoDB.UpdateItem" || used[keys[0]].Calls != 1 {
+		t.Errorf("a 304 made %v, want one UpdateItem", used)
+	}
+	if tot := used.Total(); tot.RCU != 0 || tot.WCU > 1 {
+		t.Errorf("a 304 used %.1f read and %.1f write units, want none and one", tot.RCU, tot.WCU)
+	}
+	if it, err := db.getGenTableItem(ctx, u, crawlSK("n1")); err != nil || it != nil {
+		t.Errorf("a 304 put a crawl summary item %v (%v)", it, err)
+	}
+	if got := sumOpen(t, db, u).Generation.LastSeen; got != 200 {
+		t.Errorf("last seen %d, want 200", got)
+	}
+
+	sumApply(t, db, contract.SummaryUpdate(u, "c2", 400, crawl.GenerationReplace, first.ID, contract.TextGen(u, 400, contract.TextPile("other words"), "O")))
+	sumApply(t, db, notModified("n3", 350)) // started before the new content was seen
+	if head := readRawItem(t, db, db.t.Generations, genKey(u, skHead)); head[gaOpenLastSeen] != nil {
+		t.Errorf("a 304 older than the open generation wrote open_last_seen %v", head[gaOpenLastSeen])
+	}
+	closed := readRawItem(t, db, db.t.Generations, genKey(u, genSK(first.FirstSeen, first.ID)))
+	if seen, _ := fxReadN(closed, gaLastSeen); seen != 200 {
+		t.Errorf("the closed generation's last_seen = %d, want the 304's 200", seen)
+	}
+}
+
 // TestSearchReadsOlderItems: generations written before the search text
 // moved to the side item (gzipped or, older still, plain, on the
 // generation item) are still searched by their text.

@@ -121,17 +121,29 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 		if err != nil {
 			return err
 		}
-		var open int64
-		err = tx.QueryRowContext(ctx, `SELECT entity_generation_id FROM entity_generation WHERE url_id=? AND url_fragment IS NULL
-			AND confirmed_end_unix_utc IS NULL ORDER BY first_seen_unix_utc DESC, entity_generation_id DESC LIMIT 1`, urlid).Scan(&open)
+		var open, openFirstSeen int64
+		var openDup bool
+		err = tx.QueryRowContext(ctx, `SELECT entity_generation_id, first_seen_unix_utc, marked_duplicate FROM entity_generation
+			WHERE url_id=? AND url_fragment IS NULL AND confirmed_end_unix_utc IS NULL
+			ORDER BY first_seen_unix_utc DESC, entity_generation_id DESC LIMIT 1`, urlid).Scan(&open, &openFirstSeen, &openDup)
 		if err != nil && !notFound(err) {
 			return fmt.Errorf("read open generation: %w", err)
 		}
-		if open != s.OpenID {
+		action, exit := s.Action, s.Crawl.ExitCode
+		if action == crawl.GenerationExtendOpen {
+			// A 304: whatever is open, unless it opened after this crawl.
+			action = crawl.GenerationAttach
+			if open != 0 && openFirstSeen <= s.SeenAt {
+				action = crawl.GenerationExtend
+			}
+			if open != 0 && openDup {
+				exit = crawl.ExitDuplicate
+			}
+		} else if open != s.OpenID {
 			return crawl.ErrConflict
 		}
 		genID := nullID(open)
-		switch s.Action {
+		switch action {
 		case crawl.GenerationExtend:
 			if _, err := tx.ExecContext(ctx, `UPDATE entity_generation SET last_seen_unix_utc=max(last_seen_unix_utc, ?)
 				WHERE entity_generation_id=?`, s.SeenAt, open); err != nil {
@@ -162,8 +174,8 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 			}
 			genID = &id
 		}
-		if open != 0 && (s.Action == crawl.GenerationExtend || s.Action == crawl.GenerationReplace) && !crawl.ObservedAtFetch(s.Crawl.ExitCode) {
-			if err := observeChange(ctx, tx, urlid, s.Action == crawl.GenerationReplace, s.SeenAt); err != nil {
+		if open != 0 && (action == crawl.GenerationExtend || action == crawl.GenerationReplace) && !crawl.ObservedAtFetch(s.Crawl.ExitCode) {
+			if err := observeChange(ctx, tx, urlid, action == crawl.GenerationReplace, s.SeenAt); err != nil {
 				return err
 			}
 		}
@@ -172,7 +184,7 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 		if err := tx.QueryRowContext(ctx, `INSERT INTO crawl_summary(entity_generation_id, was_robotstxt_approved, crawl_type,
 			crawl_uuid, agent_uuid, time_started_unix_utc, exit_code, request_duration_ms) VALUES(?,?,?,?,?,?,?,?)
 			RETURNING crawl_summary_id`, genID, b2i(c.WasRobotsTxtApproved), c.CrawlType, c.CrawlUUID, c.AgentUUID,
-			c.TimeStarted, c.ExitCode, c.RequestDurationMS).Scan(&csID); err != nil {
+			c.TimeStarted, exit, c.RequestDurationMS).Scan(&csID); err != nil {
 			return fmt.Errorf("insert crawl_summary: %w", err)
 		}
 		if h := s.HTTP; h != nil {

@@ -251,6 +251,42 @@ func TestApplySummaryEndsDuplicateStatus(t *testing.T) {
 	}
 }
 
+// TestNotModifiedDuplicate: the crawl_summary row of a 304 says
+// duplicate when the generation it extends is marked duplicate, as the
+// first crawl's did, and the 304 is not observed as a revisit again (the
+// fetch observed it).
+func TestNotModifiedDuplicate(t *testing.T) {
+	db := openDB(t)
+	const a, b = "http://example.com/a", "http://example.com/b"
+	same := contract.TextPile("copied")
+	apply(t, db, contract.SummaryUpdate(a, "c1", 100, crawl.GenerationReplace, 0, contract.TextGen(a, 100, same, "A")))
+	g := contract.TextGen(b, 110, same, "B")
+	g.DuplicateOf, g.Generation.MarkedDuplicate = openGen(t, db, a).Generation.ID, true
+	apply(t, db, contract.SummaryUpdate(b, "c2", 110, crawl.GenerationReplace, 0, g))
+	for _, u := range []string{a, b} {
+		putNew(t, db, crawl.Candidate{URL: u, Host: "example.com", State: crawl.StateCrawled, CrawlType: crawl.CrawlRecrawl, DiscoveredAt: 1})
+	}
+	counter := func() int {
+		return count(t, db, `SELECT sum(f.mrate_counter) FROM crawl_frontier f JOIN url u ON u.url_id=f.url_id WHERE u.url IN (?, ?)`, a, b)
+	}
+	before := counter()
+	for _, tt := range []struct {
+		url   string
+		crawl string
+		want  crawl.ExitCode
+	}{{a, "n1", crawl.ExitUnchanged}, {b, "n2", crawl.ExitDuplicate}} {
+		su := contract.SummaryUpdate(tt.url, tt.crawl, 200, crawl.GenerationExtendOpen, 0, nil)
+		su.Crawl.ExitCode, su.HTTP = crawl.ExitUnchanged, &crawl.HTTPSummary{StatusCode: 304}
+		apply(t, db, su)
+		if n := count(t, db, `SELECT count(*) FROM crawl_summary WHERE crawl_uuid=? AND exit_code=?`, tt.crawl, tt.want); n != 1 {
+			t.Errorf("%s: %d crawl_summary rows with exit code %v, want 1", tt.url, n, tt.want)
+		}
+	}
+	if got := counter(); got != before {
+		t.Errorf("the 304 was observed as a revisit: mrate_counter %d, was %d", got, before)
+	}
+}
+
 // TestOutcomeCounts: what a run reports (SQLite only): crawls by
 // outcome, with the duplicates the summarizer found counted as such,
 // and candidates ruled out by exit code.

@@ -216,6 +216,12 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 			u.HTTP = &crawl.HTTPSummary{StatusCode: *last.HTTPStatusCode, ETag: last.HTTPETag}
 		}
 	}
+	if l.ExitCode == crawl.ExitUnchanged {
+		// A 304 extends whatever generation is open when the store
+		// applies it: nothing to read first.
+		u.Action = crawl.GenerationExtendOpen
+		return u, nil
+	}
 	open, err := s.store.OpenGeneration(ctx, l.URL)
 	switch {
 	case errors.Is(err, crawl.ErrNotFound):
@@ -232,13 +238,6 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 		return u, nil
 	}
 	switch code := l.ExitCode; {
-	case code == crawl.ExitUnchanged:
-		if u.OpenID != 0 {
-			u.Action = crawl.GenerationExtend
-			if open.Generation.MarkedDuplicate {
-				u.Crawl.ExitCode = crawl.ExitDuplicate
-			}
-		}
 	case code.Contentful() && cr.File != nil:
 		if err := s.place(ctx, &u, open, s.fileGeneration(cr, doc, simhash)); err != nil {
 			return u, err

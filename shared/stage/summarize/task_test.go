@@ -231,3 +231,63 @@ func TestDocumentRoom(t *testing.T) {
 		})
 	}
 }
+
+// readsCounted is a store that counts the summarizer's reads of the
+// generations and keeps the updates it applies.
+type readsCounted struct {
+	Store
+	reads   int
+	applied []crawl.SummaryUpdate
+}
+
+func (r *readsCounted) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration, error) {
+	r.reads++
+	return r.Store.OpenGeneration(ctx, u)
+}
+
+func (r *readsCounted) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, error) {
+	r.applied = append(r.applied, s)
+	return r.Store.ApplySummary(ctx, s)
+}
+
+// TestNotModifiedReadsNothing: a 304 is handed to the store as an
+// extension of whatever is open (crawl.GenerationExtendOpen) without
+// reading the open generation first; the store moves it on.
+func TestNotModifiedReadsNothing(t *testing.T) {
+	ctx := context.Background()
+	db := openStore(t)
+	store := &readsCounted{Store: db}
+	s := New(store, nil, Config{}, slog.New(slog.DiscardHandler))
+	first := crawl.Crawl{
+		Log:  crawl.CrawlLog{AgentUUID: "agent", URL: orderURL, CrawlType: crawl.CrawlFirst, CrawlUUID: "c1", TimeStarted: 100, ExitCode: crawl.ExitComplete},
+		File: &crawl.File{URL: orderURL, MIMEType: "text/html", BodyKey: crawl.BodyKey([]byte("<p>lamps</p>"))},
+	}
+	status := 304
+	unchanged := crawl.Crawl{
+		Log:      crawl.CrawlLog{AgentUUID: "agent", URL: orderURL, CrawlType: crawl.CrawlRecrawl, CrawlUUID: "c2", TimeStarted: 200, ExitCode: crawl.ExitUnchanged},
+		Requests: []crawl.Request{{HTTPStatusCode: &status}},
+	}
+	for _, cr := range []crawl.Crawl{first, unchanged} {
+		if _, err := db.RecordCrawl(ctx, cr, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	title := "Lamps"
+	doc := crawl.Document{URL: orderURL, Title: &title, Text: crawl.TextPile{Text: "lamps and lighthouses"}}
+	if err := s.HandleDocument(ctx, crawl.SummarizeTask{URL: orderURL, CrawlUUID: "c1", Crawl: &first}, &doc); err != nil {
+		t.Fatal(err)
+	}
+	store.reads = 0
+	if err := s.Handle(ctx, crawl.SummarizeTask{URL: orderURL, CrawlUUID: "c2", Crawl: &unchanged}); err != nil {
+		t.Fatal(err)
+	}
+	if store.reads != 0 {
+		t.Errorf("a 304 read the open generation %d times, want none", store.reads)
+	}
+	if last := store.applied[len(store.applied)-1]; last.Action != crawl.GenerationExtendOpen || last.SeenAt != 200 || last.HTTP == nil || last.HTTP.StatusCode != 304 {
+		t.Errorf("a 304 applied %+v, want an extension of what is open at 200 with its HTTP status", last)
+	}
+	if o, err := db.OpenGeneration(ctx, orderURL); err != nil || o.Generation.FirstSeen != 100 || o.Generation.LastSeen != 200 {
+		t.Errorf("open generation %+v (%v), want first seen 100, last seen 200", o.Generation, err)
+	}
+}

@@ -43,6 +43,7 @@ func summaries(t *testing.T, open Opener) {
 				t.Errorf("status shows generation %+v, want none", g)
 			}
 		}},
+		{"NotModified", func(t *testing.T) { notModified(t, open(t)) }},
 		{"Idempotent", func(t *testing.T) { summaryIdempotent(t, open(t)) }},
 		{"Conflict", func(t *testing.T) { summaryConflict(t, open(t)) }},
 		{"Concurrent", func(t *testing.T) { summaryConcurrent(t, open(t)) }},
@@ -247,6 +248,70 @@ func generations(t *testing.T, s Metadata) {
 			}
 		})
 	}
+}
+
+// notModified: a 304 (crawl.GenerationExtendOpen) extends whatever
+// generation is open when it is applied, which the summarizer does not
+// read first: last_seen never moves back, a generation first seen after
+// the crawl is not extended, a URL with nothing open is left as it is,
+// and a redelivery changes nothing.
+func notModified(t *testing.T, s Metadata) {
+	const u, none = "http://example.com/", "http://example.com/none"
+	seen(t, s, u, none)
+	at := func(url, crawlUUID string, seenAt int64) crawl.SummaryUpdate {
+		su := SummaryUpdate(url, crawlUUID, seenAt, crawl.GenerationExtendOpen, 0, nil)
+		su.Crawl.ExitCode, su.HTTP = crawl.ExitUnchanged, &crawl.HTTPSummary{StatusCode: 304, ETag: ptr(`"e"`)}
+		return su
+	}
+	apply(t, s, SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, TextGen(u, 100, TextPile("alpha"), "A")))
+	first := openGen(t, s, u).Generation
+	type seenTimes struct{ gens, first, last int64 }
+	check := func(t *testing.T, want seenTimes) {
+		t.Helper()
+		o := openGen(t, s, u).Generation
+		g := mustStatus(t, s, u).Generation
+		if g == nil {
+			t.Fatal("status shows no generation")
+		}
+		if got := (seenTimes{int64(g.Generations), o.FirstSeen, o.LastSeen}); got != want || g.LastSeen != o.LastSeen {
+			t.Errorf("generations, first and last seen %+v (status last seen %d), want %+v", got, g.LastSeen, want)
+		}
+	}
+	for _, st := range []struct {
+		name string
+		su   crawl.SummaryUpdate
+		want seenTimes
+	}{
+		{"a 304 extends the open generation", at(u, "n1", 200), seenTimes{1, 100, 200}},
+		{"a late 304 does not move last_seen back", at(u, "n2", 150), seenTimes{1, 100, 200}},
+		{"a later 304 moves it on", at(u, "n3", 300), seenTimes{1, 100, 300}},
+		{"new content opens a generation", SummaryUpdate(u, "c4", 400, crawl.GenerationReplace, first.ID, TextGen(u, 400, TextPile("beta"), "B")),
+			seenTimes{2, 400, 400}},
+		{"a 304 older than the open generation leaves it", at(u, "n5", 350), seenTimes{2, 400, 400}},
+		{"and one newer extends it", at(u, "n6", 500), seenTimes{2, 400, 500}},
+	} {
+		t.Run(st.name, func(t *testing.T) {
+			apply(t, s, st.su)
+			check(t, st.want)
+		})
+	}
+	t.Run("redelivered", func(t *testing.T) {
+		held := snapshot(t, s)
+		for _, su := range []crawl.SummaryUpdate{at(u, "n6", 500), at(u, "n3", 300)} {
+			apply(t, s, su)
+		}
+		check(t, seenTimes{2, 400, 500})
+		unchanged(t, s, held, "a redelivered 304")
+	})
+	t.Run("nothing open", func(t *testing.T) {
+		apply(t, s, at(none, "n8", 200))
+		if _, err := s.OpenGeneration(t.Context(), none); !errors.Is(err, crawl.ErrNotFound) {
+			t.Errorf("OpenGeneration = %v, want ErrNotFound", err)
+		}
+		if g := mustStatus(t, s, none).Generation; g != nil {
+			t.Errorf("status shows generation %+v, want none", g)
+		}
+	})
 }
 
 func summaryIdempotent(t *testing.T, s Metadata) {
