@@ -1,5 +1,7 @@
 package crawl
 
+import "github.com/google/uuid"
+
 // The seed 002 summary database, one type per table.
 
 // EntityGeneration is a span of time in which a URL showed one content:
@@ -18,6 +20,25 @@ type EntityGeneration struct {
 
 // Open reports whether the generation has not been closed.
 func (g EntityGeneration) Open() bool { return g.ConfirmedEnd == nil }
+
+// GenerationUUID is the UUID of the generation a crawl opens, the same
+// each time the crawl is planned: a crawl opens at most one generation,
+// and a redelivered or re-planned summary then names the same one. A
+// store that writes a new generation in steps (the DynamoDB one, the
+// URL's head before the generation's item) finishes it on redelivery
+// under the id the first delivery wrote, and can tell from it whether a
+// crawl opened a generation at all.
+func GenerationUUID(crawlUUID string) string {
+	return uuid.NewSHA1(generationNamespace, []byte(crawlUUID)).String()
+}
+
+// generationNamespace is the name space of GenerationUUID (RFC 9562's
+// name-based UUIDs): a constant, never to change.
+var generationNamespace = uuid.MustParse("7c1e2d0a-5b6f-4c39-9a51-3f8e6d2b4a10")
+
+// OpensGeneration reports whether a crawl that ended with code may have
+// opened a generation: one that fetched content, or a redirect.
+func OpensGeneration(code ExitCode) bool { return code.Contentful() || code == ExitRedirect }
 
 // DuplicateSummary flags a generation as an exact duplicate of another.
 type DuplicateSummary struct {

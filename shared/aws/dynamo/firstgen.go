@@ -16,8 +16,8 @@ import (
 // A URL's first generation, when it duplicates nothing, is opened with
 // ordered conditional writes instead of a transaction, which DynamoDB
 // bills at twice the write units (openFirst): the head, then the
-// generation's item, then the crawl's summary item. Most generations a
-// crawl opens are first ones.
+// generation's item. The crawl puts no summary item (finishReplace).
+// Most generations a crawl opens are first ones.
 //
 // The head is the commit point: it names the generation before the
 // generation's item exists. So a process that dies between the two
@@ -25,7 +25,7 @@ import (
 // none (OpenGeneration says crawl.ErrNotFound). Its crawl's redelivery
 // finds the head naming it and writes the generation (finishFirst): the
 // summarizer plans the same generation again, under the same id
-// (summarize.generationUUID). Meanwhile a summary of another crawl of
+// (crawl.GenerationUUID). Meanwhile a summary of another crawl of
 // the URL is deferred (*PendingError); after firstVoidAfter, when the
 // crawl that named the generation can no longer be coming back (SQS
 // redelivers a message five times at most, six minutes apart), the head
@@ -57,8 +57,7 @@ func (e *PendingError) Error() string {
 func (e *PendingError) Later() time.Duration { return e.RetryAfter }
 
 // openFirst opens s's generation, the URL's first, over no head or over
-// the void head void: the head, then the generation's item (see above),
-// then the crawl's summary item.
+// the void head void: the head, then the generation's item (see above).
 func (d *DB) openFirst(ctx context.Context, s crawl.SummaryUpdate, void map[string]types.AttributeValue) (bool, error) {
 	id, item, _, err := d.prepareNew(ctx, s, nil)
 	if err != nil {
@@ -79,7 +78,7 @@ func (d *DB) openFirst(ctx context.Context, s crawl.SummaryUpdate, void map[stri
 	if err := d.putFirst(ctx, s.URL, item); err != nil {
 		return false, err
 	}
-	return d.finishReplace(ctx, s, id, 0)
+	return true, nil // no summary item: see finishReplace
 }
 
 // putFirst puts a first generation's item, unless a concurrent delivery
@@ -100,30 +99,32 @@ func (d *DB) putFirst(ctx context.Context, u string, item map[string]types.Attri
 // was planned again; the generation is written as the first delivery
 // planned it: as an original (a duplicate would have gone through a
 // transaction, and be there).
-func (d *DB) finishFirst(ctx context.Context, s crawl.SummaryUpdate, head map[string]types.AttributeValue) error {
+//
+// It reports whether it wrote the item.
+func (d *DB) finishFirst(ctx context.Context, s crawl.SummaryUpdate, head map[string]types.AttributeValue) (bool, error) {
 	hr := fxReader{m: head}
 	id, sk := hr.int(gaOpenID), hr.str(gaOpenSK)
 	if hr.err != nil {
-		return fmt.Errorf("head item of %s: %w", s.URL, hr.err)
+		return false, fmt.Errorf("head item of %s: %w", s.URL, hr.err)
 	}
 	it, err := d.getGenTableItem(ctx, s.URL, sk)
 	if err != nil || it != nil {
-		return err
+		return false, err
 	}
 	if s.New == nil {
-		return fmt.Errorf("finish the first generation %d of %s: the summary planned again opens none: %w", id, s.URL, crawl.ErrConflict)
+		return false, fmt.Errorf("finish the first generation %d of %s: the summary planned again opens none: %w", id, s.URL, crawl.ErrConflict)
 	}
 	n := *s.New
 	n.DuplicateOf, n.Original, n.Generation.MarkedDuplicate = 0, crawl.Original{}, false
 	if got, err := GenerationID(n.Generation.UUID); err != nil || got != id {
-		return crawl.Errorf(crawl.KindInvalid, "finish the first generation %d of %s: the summary planned again opens %d (%v)", id, s.URL, got, err)
+		return false, crawl.Errorf(crawl.KindInvalid, "finish the first generation %d of %s: the summary planned again opens %d (%v)", id, s.URL, got, err)
 	}
 	s.New = &n
 	_, item, _, err := d.prepareNew(ctx, s, nil)
 	if err != nil {
-		return err
+		return false, err
 	}
-	return d.putFirst(ctx, s.URL, item)
+	return true, d.putFirst(ctx, s.URL, item)
 }
 
 // unwrittenFirst looks at a head that names a first generation a

@@ -26,7 +26,11 @@ import (
 //   - A crawl summary item per crawl, put only if absent, is the
 //     idempotency key: a redelivered crawl finds it and changes nothing.
 //     It is written last, after the writes it records; a redelivery
-//     after a death before it finishes the summary.
+//     after a death before it finishes the summary. Two kinds of crawl
+//     put none, their own writes being idempotent: a 304 (extendOpen)
+//     and a crawl that opens a URL's first generation, which the head
+//     names while it is open and the generation's UUID after
+//     (finishReplace, openedBy).
 //   - Duplicates are found through two sparse GSIs: originals (by text
 //     pile digest: open, not duplicate, indexable generations) and
 //     duplicates (by the original's id: open duplicate statuses). GSIs
@@ -36,7 +40,7 @@ import (
 //     conditional on the count its GSI listing was checked against.
 //   - A summary that opens a generation is one TransactWriteItems (at
 //     most 100 items), except a URL's first that duplicates nothing:
-//     three ordered conditional writes (openFirst, firstgen.go). One
+//     two ordered conditional writes (openFirst, firstgen.go). One
 //     that only attaches a crawl to the open generation or extends it
 //     is two ordered conditional writes (applyInPlace). Both are half
 //     the write units of a transaction.
@@ -123,8 +127,10 @@ func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, 
 // crawl.ErrConflict when the URL's open generation is no longer
 // s.OpenID (or a generation it touches changed since it was read).
 //
-// Requests: one BatchGetItem (head and crawl summary), then
-//   - attach: one PutItem (the crawl summary);
+// Requests: a 304 one conditional UpdateItem of the head (extendOpen);
+// any other one BatchGetItem (head and crawl summary), then
+//   - attach: one PutItem (the crawl summary), after a GetItem for a
+//     crawl that fetched content or a redirect (openedBy);
 //   - extend: an UpdateItem of the head (none when the head was seen at
 //     or after this crawl), then a PutItem of the crawl summary;
 //   - replace: a GetItem of the open generation (if any), a Query of
@@ -137,7 +143,10 @@ func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, 
 //     original's count), +1 when the closed one was a duplicate, +1
 //     per duplicate of the closed one handed over; then a PutItem of
 //     the crawl summary (in the transaction instead when duplicates
-//     are left to hand over: it carries the marker).
+//     are left to hand over: it carries the marker; none when the URL
+//     had no generation open);
+//   - a URL's first generation, duplicating nothing: an UpdateItem of
+//     the head, a PutItem of the generation (openFirst).
 //
 // Text piles are written before the transaction: a transaction that
 // then fails leaves a pile no generation names yet, which is harmless
@@ -176,9 +185,9 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 		// before the generation's own item.
 		prev := hr.int(gaOpenPrev)
 		if prev == 0 {
-			if err := d.finishFirst(ctx, s, head); err != nil {
-				return false, err
-			}
+			// A first generation, which has no summary item: the head
+			// and the generation's UUID name its crawl.
+			return d.finishFirst(ctx, s, head)
 		}
 		return d.finishReplace(ctx, s, hr.int(gaOpenID), prev)
 	}
@@ -242,7 +251,16 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 // finishReplace puts the summary item of a crawl that opened generation
 // genID, closing prev (0: none), once its transaction has committed;
 // it returns false when a concurrent delivery of the crawl put it first.
+//
+// A crawl that opened a URL's first generation (prev 0) puts none: the
+// head names the crawl while its generation is open (open_crawl), the
+// generation's UUID is the crawl's (crawl.GenerationUUID) after that
+// (openedBy), the crawl log item holds its columns, and there is no
+// revisit to observe once. That is a write unit a new page.
 func (d *DB) finishReplace(ctx context.Context, s crawl.SummaryUpdate, genID, prev int64) (bool, error) {
+	if prev == 0 {
+		return true, nil
+	}
 	if fresh, err := d.putCrawlSummary(ctx, s, genID); !fresh || err != nil {
 		return false, err
 	}
@@ -298,6 +316,14 @@ func (d *DB) putCrawlSummary(ctx context.Context, s crawl.SummaryUpdate, genID i
 // that replaced the generation in between is ordered after this one.
 func (d *DB) applyInPlace(ctx context.Context, s crawl.SummaryUpdate, action crawl.GenerationAction, openID int64,
 	head map[string]types.AttributeValue) (bool, error) {
+	if action == crawl.GenerationAttach && crawl.OpensGeneration(s.Crawl.ExitCode) {
+		// Attached because a later crawl's generation is open: it may be
+		// this crawl's own summary delivered again after that, when it
+		// opened a first generation (which has no summary item).
+		if opened, err := d.openedBy(ctx, s); err != nil || opened {
+			return false, err
+		}
+	}
 	if action == crawl.GenerationExtend {
 		r := fxReader{m: head}
 		if seen := r.int(gaOpenLastSeen); r.err != nil {
@@ -319,6 +345,21 @@ func (d *DB) applyInPlace(ctx context.Context, s crawl.SummaryUpdate, action cra
 		}
 	}
 	return true, nil
+}
+
+// openedBy reports whether s's crawl opened a generation of its URL:
+// the one with the crawl's generation UUID, first seen when the crawl
+// started (one consistent read).
+func (d *DB) openedBy(ctx context.Context, s crawl.SummaryUpdate) (bool, error) {
+	id, err := GenerationID(crawl.GenerationUUID(s.Crawl.CrawlUUID))
+	if err != nil {
+		return false, err
+	}
+	it, err := d.getGenTableItem(ctx, s.URL, genSK(s.Crawl.TimeStarted, id))
+	if err != nil {
+		return false, fmt.Errorf("did crawl %s open a generation: %w", s.Crawl.CrawlUUID, err)
+	}
+	return it != nil, nil
 }
 
 // extendOpen applies a 304 (crawl.GenerationExtendOpen) with one

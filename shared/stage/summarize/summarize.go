@@ -22,8 +22,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
@@ -244,7 +242,7 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 		}
 	case code == crawl.ExitRedirect && cr.Redirect != nil:
 		ng := &crawl.NewGeneration{
-			Generation: crawl.EntityGeneration{UUID: generationUUID(l.CrawlUUID), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
+			Generation: crawl.EntityGeneration{UUID: crawl.GenerationUUID(l.CrawlUUID), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
 			ContentKey: "redirect:" + cr.Redirect.ToURL,
 			Redirect: &crawl.RedirectSummary{ToURL: cr.Redirect.ToURL, InformationSource: cr.Redirect.InformationSource,
 				BySecurityPolicy: cr.Redirect.BySecurityPolicy},
@@ -332,20 +330,6 @@ func textDigest(contentKey string) ([]byte, bool) {
 	return d, err == nil && len(d) > 0
 }
 
-// generationUUID is the UUID of the generation a crawl opens, the same
-// each time the crawl is planned: a crawl opens at most one generation,
-// and a redelivered or re-planned summary then names the same one. A
-// store that writes a new generation in steps (the DynamoDB one, the
-// URL's head before the generation's item) finishes it on redelivery
-// under the id the first delivery wrote.
-func generationUUID(crawlUUID string) string {
-	return uuid.NewSHA1(generationNamespace, []byte(crawlUUID)).String()
-}
-
-// generationNamespace is the name space of generationUUID (RFC 9562's
-// name-based UUIDs): a constant of this package, never to change.
-var generationNamespace = uuid.MustParse("7c1e2d0a-5b6f-4c39-9a51-3f8e6d2b4a10")
-
 // fileGeneration builds the generation a contentful crawl would open.
 // Its content is identified by the text pile's digest when the body was
 // parsed, else by the body's hash.
@@ -353,7 +337,7 @@ func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document, simhash
 	l, f := cr.Log, cr.File
 	mt := f.MIMEType
 	ng := &crawl.NewGeneration{
-		Generation: crawl.EntityGeneration{UUID: generationUUID(l.CrawlUUID), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
+		Generation: crawl.EntityGeneration{UUID: crawl.GenerationUUID(l.CrawlUUID), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
 		ContentKey: "body:" + f.ContentID(),
 		BodyKey:    f.BodyKey,
 		File:       &crawl.FileSummary{FileSize: f.FileSize, MIMEType: &mt, CanonicalURL: canonicalOf(f, doc)},

@@ -92,7 +92,14 @@ func DupGen(u string, at int64, p *crawl.TextPile, title string, orig int64) *cr
 
 // SummaryUpdate is the summary of a complete crawl of u at at, planned
 // against the open generation openID (0: none).
+//
+// The generation ng a crawl opens takes the crawl's UUID
+// (crawl.GenerationUUID), as the summarizer makes it: a store may tell
+// by it which crawl opened a generation.
 func SummaryUpdate(u, crawlUUID string, at int64, action crawl.GenerationAction, openID int64, ng *crawl.NewGeneration) crawl.SummaryUpdate {
+	if ng != nil {
+		ng.Generation.UUID = crawl.GenerationUUID(crawlUUID)
+	}
 	return crawl.SummaryUpdate{
 		URL: u, Action: action, OpenID: openID, SeenAt: at, New: ng,
 		Crawl: crawl.CrawlSummary{WasRobotsTxtApproved: true, CrawlType: crawl.CrawlFirst, CrawlUUID: crawlUUID,

@@ -359,6 +359,13 @@ func summaryIdempotent(t *testing.T, s Metadata) {
 	if g := openGen(t, s, v).Generation; g.MarkedDuplicate {
 		t.Errorf("copy still a duplicate after its original closed")
 	}
+	// The first crawl once more, now planned as a late attach to the
+	// generation that replaced the one it opened: still nothing changes.
+	held = snapshot(t, s)
+	if fresh, err := s.ApplySummary(t.Context(), SummaryUpdate(u, "c1", 100, crawl.GenerationAttach, openGen(t, s, u).Generation.ID, nil)); err != nil || fresh {
+		t.Errorf("the first crawl after a replace: ApplySummary = %v, %v; want false, nil", fresh, err)
+	}
+	unchanged(t, s, held, "the first crawl redelivered after a replace")
 	if id, err := s.FindOriginal(t.Context(), TextPile("one").Digest, u); err != nil || id != openGen(t, s, v).Generation.ID {
 		t.Errorf("FindOriginal = %d, %v; want the copy", id, err)
 	}
