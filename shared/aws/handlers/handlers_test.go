@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +22,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/aws/handlers"
 	"github.com/serverless-crawler/crawler/shared/aws/handlers/scheduler"
 	"github.com/serverless-crawler/crawler/shared/aws/sqsbatch"
+	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 	"github.com/serverless-crawler/crawler/shared/stage/schedule"
@@ -30,6 +33,8 @@ type queue struct {
 	mu         sync.Mutex
 	sent       []sent
 	visibility map[string]time.Duration
+	calls      int   // SendEach calls
+	fail       error // what SendEach returns, having sent nothing
 }
 
 type sent struct {
@@ -38,11 +43,15 @@ type sent struct {
 	attrs map[string]string
 }
 
-func (q *queue) SendDelayed(_ context.Context, d time.Duration, bodies ...[]byte) error {
+func (q *queue) SendEach(_ context.Context, msgs ...sqsq.Delayed) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for _, b := range bodies {
-		q.sent = append(q.sent, sent{body: string(b), delay: d})
+	q.calls++
+	if q.fail != nil {
+		return q.fail
+	}
+	for _, m := range msgs {
+		q.sent = append(q.sent, sent{body: string(m.Body), delay: m.Delay})
 	}
 	return nil
 }
@@ -129,6 +138,9 @@ func TestSchedulerAdmitsAndReleases(t *testing.T) {
 	if !delays[0] || !delays[time.Second] {
 		t.Errorf("delays %v; want 0 and 1s (spaced per host)", delays)
 	}
+	if fetchQ.calls != 1 {
+		t.Errorf("the two tasks took %d sends, want one (a delay per entry)", fetchQ.calls)
+	}
 }
 
 func TestSchedulerSchedule(t *testing.T) {
@@ -202,6 +214,60 @@ func TestProcessorOutcomes(t *testing.T) {
 			}
 			if _, ok := self.visibility["h0"]; ok != c.backedOff {
 				t.Errorf("visibility changed: %v, want %v", ok, c.backedOff)
+			}
+		})
+	}
+}
+
+// TestProcessorDefersTogether: the records of a batch deferred with
+// different delays are sent again in one SendEach, each with its own
+// delay, and deleted; if that send fails, all of them are retried.
+func TestProcessorDefersTogether(t *testing.T) {
+	for _, fail := range []bool{false, true} {
+		t.Run(fmt.Sprintf("send fails %v", fail), func(t *testing.T) {
+			self, dlq := &queue{}, &queue{}
+			if fail {
+				self.fail = errors.New("injected: SQS unavailable")
+			}
+			p := sqsbatch.Processor{Queue: "fetch", DeadLetters: dlq, Requeue: self, Visibility: self, Deferred: handlers.Deferred, Concurrency: 4,
+				Handle: func(_ context.Context, b []byte) error {
+					var task struct{ Wait int }
+					if err := json.Unmarshal(b, &task); err != nil {
+						return err
+					}
+					if task.Wait == 0 {
+						return nil
+					}
+					return &dynamo.BusyError{Host: "a.test", RetryAfter: time.Duration(task.Wait) * time.Second}
+				}}
+			resp, err := p.Process(context.Background(), sqsEvent(`{"wait":2}`, `{"wait":0}`, `{"wait":5}`, `{"wait":3}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if self.calls != 1 {
+				t.Errorf("%d SendEach calls for three deferred records, want 1", self.calls)
+			}
+			var retried []string
+			for _, f := range resp.BatchItemFailures {
+				retried = append(retried, f.ItemIdentifier)
+			}
+			slices.Sort(retried)
+			if fail {
+				if want := []string{"m0", "m2", "m3"}; !slices.Equal(retried, want) {
+					t.Errorf("retried %v, want the deferred %v", retried, want)
+				}
+				return
+			}
+			if len(retried) != 0 {
+				t.Errorf("retried %v, want none", retried)
+			}
+			delays := map[string]time.Duration{}
+			for _, m := range self.sent {
+				delays[m.body] = m.delay
+			}
+			want := map[string]time.Duration{`{"wait":2}`: 2 * time.Second, `{"wait":5}`: 5 * time.Second, `{"wait":3}`: 3 * time.Second}
+			if !maps.Equal(delays, want) {
+				t.Errorf("re-sent %v, want %v", delays, want)
 			}
 		})
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/serverless-crawler/crawler/shared/aws/sqsq"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
@@ -34,9 +35,11 @@ type DeadLetters interface {
 	SendWithAttributes(ctx context.Context, body []byte, attrs map[string]string) error
 }
 
-// Requeue sends a message again, delayed: the source queue itself.
+// Requeue sends messages again, each with its own delay: the source
+// queue itself. A batch's deferred messages are sent together, once
+// every handler has returned.
 type Requeue interface {
-	SendDelayed(ctx context.Context, delay time.Duration, bodies ...[]byte) error
+	SendEach(ctx context.Context, msgs ...sqsq.Delayed) error
 }
 
 // Visibility sets how long a failed message stays hidden before SQS
@@ -114,6 +117,7 @@ func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQS
 	// crashes on null and never deletes the batch.
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
 	box := &outbox{}
+	later := &deferrals{}
 	handled := map[string]bool{} // records handled and to be deleted
 	var wg sync.WaitGroup
 	// The records the first handlers take are entered before any starts;
@@ -142,7 +146,7 @@ func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQS
 			if p.Members != nil {
 				defer p.Members.Leave()
 			}
-			o := p.one(ctx, withOutbox(hctx, box, r.MessageId), r)
+			o := p.one(ctx, withOutbox(hctx, box, r.MessageId), r, later)
 			mu.Lock()
 			defer mu.Unlock()
 			if o == "retry" {
@@ -162,14 +166,52 @@ func (p *Processor) Process(ctx context.Context, ev events.SQSEvent) (events.SQS
 			resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: r.MessageId})
 		}
 	}
+	for _, id := range p.requeue(ctx, later) {
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: id})
+	}
 	return resp, nil
+}
+
+// deferrals are the messages of a batch to send again, delayed.
+type deferrals struct {
+	mu   sync.Mutex
+	ids  []string
+	msgs []sqsq.Delayed
+}
+
+func (d *deferrals) add(id string, body []byte, delay time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.ids = append(d.ids, id)
+	d.msgs = append(d.msgs, sqsq.Delayed{Body: body, Delay: delay})
+}
+
+// requeue sends the batch's deferred messages again, ten to a call
+// whatever their delays, and returns the records to retry: all of them
+// when the send failed (those sent before the failure come back twice,
+// which every stage takes).
+func (p *Processor) requeue(ctx context.Context, d *deferrals) []string {
+	if len(d.msgs) == 0 {
+		return nil
+	}
+	if err := p.Requeue.SendEach(ctx, d.msgs...); err != nil {
+		p.log().ErrorContext(ctx, "re-sending deferred messages failed; they will be retried", "queue", p.Queue, "messages", len(d.msgs), "err", err)
+		for range d.ids {
+			p.outcome("retry")
+		}
+		return d.ids
+	}
+	for range d.ids {
+		p.outcome("deferred")
+	}
+	return nil
 }
 
 // one handles a record in hctx and says what became of it: "ok",
 // "deferred", "dead-letter" (the three deleted) or "retry". What it
 // sends itself (a deferral, a backoff, a dead letter) is sent in ctx,
 // which outlives a handler stopped at hctx's deadline.
-func (p *Processor) one(ctx, hctx context.Context, r events.SQSMessage) string {
+func (p *Processor) one(ctx, hctx context.Context, r events.SQSMessage, later *deferrals) string {
 	log := p.log().With("queue", p.Queue, "message_id", r.MessageId)
 	body := []byte(r.Body)
 	err := p.Handle(hctx, body)
@@ -177,12 +219,11 @@ func (p *Processor) one(ctx, hctx context.Context, r events.SQSMessage) string {
 		return p.outcome("ok")
 	}
 	if d, ok := p.deferred(err); ok && p.Requeue != nil {
-		if serr := p.Requeue.SendDelayed(ctx, d, body); serr != nil {
-			log.ErrorContext(ctx, "re-sending a deferred message failed; it will be retried", "err", serr)
-			return p.outcome("retry")
-		}
+		// Sent again once the batch is handled (requeue); its outcome is
+		// counted then.
+		later.add(r.MessageId, body, d)
 		log.DebugContext(ctx, "message deferred", "after", d, "reason", err)
-		return p.outcome("deferred")
+		return "deferred"
 	}
 	tries := receiveCount(r)
 	v := p.retry().Decide(err, tries)

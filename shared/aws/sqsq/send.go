@@ -23,13 +23,30 @@ import (
 // many messages were not sent; those before it were, so a caller that
 // sends again may deliver some twice (SQS delivers at least once anyway).
 func (q *Queue) Send(ctx context.Context, bodies ...[]byte) error {
-	return q.send(ctx, "send", 0, bodies)
+	return q.send(ctx, "send", func(int) int32 { return 0 }, bodies)
 }
 
 // SendDelayed is Send with each message hidden for delay (rounded up to
 // whole seconds, at most MaxDelay) before it can be received.
 func (q *Queue) SendDelayed(ctx context.Context, delay time.Duration, bodies ...[]byte) error {
-	return q.send(ctx, "send delayed", seconds(delay, MaxDelay), bodies)
+	return q.send(ctx, "send delayed", func(int) int32 { return seconds(delay, MaxDelay) }, bodies)
+}
+
+// Delayed is a message to send with a delay of its own.
+type Delayed struct {
+	Body  []byte
+	Delay time.Duration
+}
+
+// SendEach is Send with each message hidden for its own Delay (rounded
+// up to whole seconds, at most MaxDelay). SendMessageBatch takes a delay
+// per entry, so messages of different delays still go ten to a call.
+func (q *Queue) SendEach(ctx context.Context, msgs ...Delayed) error {
+	bodies := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		bodies[i] = m.Body
+	}
+	return q.send(ctx, "send delayed", func(i int) int32 { return seconds(msgs[i].Delay, MaxDelay) }, bodies)
 }
 
 // SendWithAttributes sends one message with string message attributes,
@@ -84,15 +101,18 @@ func (q *Queue) check(op string, bodies [][]byte) error {
 	return nil
 }
 
-func (q *Queue) send(ctx context.Context, op string, delay int32, bodies [][]byte) error {
+// send sends bodies, the i-th with delay(i) seconds.
+func (q *Queue) send(ctx context.Context, op string, delay func(i int) int32, bodies [][]byte) error {
 	op += " to " + q.name
 	if err := q.check(op, bodies); err != nil {
 		return err
 	}
-	sent := 0
+	sent, off := 0, 0
 	for _, batch := range batches(bodies) {
-		n, err := q.sendBatch(ctx, delay, batch)
+		first := off
+		n, err := q.sendBatch(ctx, func(i int) int32 { return delay(first + i) }, batch)
 		sent += n
+		off += len(batch)
 		if err != nil {
 			return wrapKind(err, "%s: %d of %d messages not sent", op, len(bodies)-sent, len(bodies))
 		}
@@ -120,12 +140,12 @@ func batches(bodies [][]byte) [][][]byte {
 
 // sendBatch sends one batch, retrying entries that failed through no
 // fault of ours, and returns how many messages SQS accepted.
-func (q *Queue) sendBatch(ctx context.Context, delay int32, batch [][]byte) (int, error) {
+func (q *Queue) sendBatch(ctx context.Context, delay func(i int) int32, batch [][]byte) (int, error) {
 	return q.retryBatch(ctx, len(batch), func(ids []int) ([]string, []types.BatchResultErrorEntry, error) {
 		in := &sqs.SendMessageBatchInput{QueueUrl: aws.String(q.url), Entries: make([]types.SendMessageBatchRequestEntry, len(ids))}
 		size := 0
 		for j, i := range ids {
-			in.Entries[j] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(string(batch[i])), DelaySeconds: delay}
+			in.Entries[j] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(string(batch[i])), DelaySeconds: delay(i)}
 			size += len(batch[i])
 		}
 		q.counts.Sends.Add(1)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -157,6 +158,40 @@ func TestDepth(t *testing.T) {
 	}
 	if visible+inFlight != 3 || inFlight < 1 || delayed != 1 {
 		t.Errorf("depth: %d visible, %d in flight, %d delayed; want 3 visible or in flight (>= 1 in flight), 1 delayed", visible, inFlight, delayed)
+	}
+}
+
+// TestSendEach: messages of different delays go ten to a call, each
+// hidden for its own delay.
+func TestSendEach(t *testing.T) {
+	ctx := context.Background()
+	q := testQueue(t, nil)
+	var msgs []Delayed
+	for i := range 12 {
+		d := time.Duration(0)
+		if i%2 == 1 {
+			d = time.Minute
+		}
+		msgs = append(msgs, Delayed{Body: []byte(fmt.Sprintf("m%d", i)), Delay: d})
+	}
+	before := q.Counts().Sends.Load()
+	if err := q.SendEach(ctx, msgs...); err != nil {
+		t.Fatal(err)
+	}
+	if calls := q.Counts().Sends.Load() - before; calls != 2 {
+		t.Errorf("12 messages of two delays took %d calls, want 2", calls)
+	}
+	got := receiveAll(t, q, 6, 10*time.Second)
+	var bodies []string
+	for _, m := range got {
+		bodies = append(bodies, string(m.Body))
+	}
+	slices.Sort(bodies)
+	if want := []string{"m0", "m10", "m2", "m4", "m6", "m8"}; !slices.Equal(bodies, want) {
+		t.Errorf("received %v, want the undelayed %v", bodies, want)
+	}
+	if _, _, delayed, err := q.Depth(ctx); err != nil || delayed != 6 {
+		t.Errorf("delayed %d (%v), want 6", delayed, err)
 	}
 }
 

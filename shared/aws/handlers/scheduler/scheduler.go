@@ -238,9 +238,9 @@ func (h *Scheduler) release(ctx context.Context) (int, error) {
 	return total, nil
 }
 
-// DelayedSender sends messages with a delay.
+// DelayedSender sends messages, each with a delay of its own.
 type DelayedSender interface {
-	SendDelayed(ctx context.Context, delay time.Duration, bodies ...[]byte) error
+	SendEach(ctx context.Context, msgs ...sqsq.Delayed) error
 }
 
 // SpreadingSender sends fetch tasks spaced per host: the i-th task for a
@@ -261,11 +261,14 @@ func (s SpreadingSender) Check(bodies ...[]byte) error {
 	return nil
 }
 
-// Send implements the scheduler's Sender.
+// Send implements the scheduler's Sender. The tasks go ten to a
+// SendMessageBatch call whatever their delays (SQS takes a delay per
+// entry): sent a call per delay, a polite crawl of one host paid a
+// request per task.
 func (s SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
-	byDelay := map[time.Duration][][]byte{}
+	msgs := make([]sqsq.Delayed, len(bodies))
 	perHost := map[string]int{}
-	for _, b := range bodies {
+	for i, b := range bodies {
 		var t crawl.FetchTask
 		host := ""
 		if json.Unmarshal(b, &t) == nil {
@@ -273,14 +276,8 @@ func (s SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
 				host = u.Host
 			}
 		}
-		d := min(time.Duration(perHost[host])*s.Delay, 15*time.Minute)
+		msgs[i] = sqsq.Delayed{Body: b, Delay: min(time.Duration(perHost[host])*s.Delay, sqsq.MaxDelay)}
 		perHost[host]++
-		byDelay[d] = append(byDelay[d], b)
 	}
-	for d, bs := range byDelay {
-		if err := s.Queue.SendDelayed(ctx, d, bs...); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.Queue.SendEach(ctx, msgs...)
 }
