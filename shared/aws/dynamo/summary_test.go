@@ -769,6 +769,16 @@ func attrBool(t testing.TB, m map[string]types.AttributeValue, k string) bool {
 	return v
 }
 
+// meteredSumDB is a summary store on fresh tables whose client counts
+// its requests and capacity.
+func meteredSumDB(t *testing.T) (*DB, *awsmeter.Meter) {
+	t.Helper()
+	meter := awsmeter.New()
+	api := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: testClient(t).Options().BaseEndpoint,
+		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), APIOptions: []func(*middleware.Stack) error{meter.AddTo}})
+	return New(api, testTables(t, api), WithBlobs(newSumBlobs())), meter
+}
+
 // TestExtendWritesTheHead: the recrawl of an unchanged page moves its
 // generation's last_seen on the URL's small head item, not on the
 // generation item (DynamoDB bills an update by the whole item: here 500
@@ -776,10 +786,7 @@ func attrBool(t testing.TB, m map[string]types.AttributeValue, k string) bool {
 // it is folded into the item.
 func TestExtendWritesTheHead(t *testing.T) {
 	ctx := context.Background()
-	meter := awsmeter.New()
-	api := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: testClient(t).Options().BaseEndpoint,
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), APIOptions: []func(*middleware.Stack) error{meter.AddTo}})
-	db := New(api, testTables(t, api), WithBlobs(newSumBlobs()))
+	db, meter := meteredSumDB(t)
 	const u = "http://example.com/links"
 	g := contract.TextGen(u, 100, contract.TextPile("a page of many links"), "Links")
 	for i := range 500 {
@@ -892,10 +899,7 @@ func TestFirstGenerationNoSummaryItem(t *testing.T) {
 // and what the 304s moved on is folded into the generation it closes.
 func TestNotModifiedOneWrite(t *testing.T) {
 	ctx := context.Background()
-	meter := awsmeter.New()
-	api := dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: testClient(t).Options().BaseEndpoint,
-		Credentials: credentials.NewStaticCredentialsProvider("test", "test", ""), APIOptions: []func(*middleware.Stack) error{meter.AddTo}})
-	db := New(api, testTables(t, api), WithBlobs(newSumBlobs()))
+	db, meter := meteredSumDB(t)
 	const u = "http://example.com/same"
 	notModified := func(crawlUUID string, at int64) crawl.SummaryUpdate {
 		su := contract.SummaryUpdate(u, crawlUUID, at, crawl.GenerationExtendOpen, 0, nil)
