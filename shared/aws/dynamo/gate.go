@@ -54,6 +54,17 @@ type GateConfig struct {
 	// MaxWait is the longest Wait waits for a host before it gives up
 	// with a *BusyError. 0: it does not wait at all.
 	MaxWait time.Duration
+	// MaxRemoteWait, if set and shorter, bounds the part of that wait
+	// spent on a host that another process holds, polling its gate
+	// item; and when a waiter gives up so, the others here waiting for
+	// the same host give up too, at once. A process whose own fetches
+	// keep a host hands it from one to the next under its lease, so a
+	// waiter elsewhere rarely gets it before MaxWait: it is better
+	// deferred than kept polling (a read each time, a billed write for
+	// each refusal, and the Lambda's time). A wait for this process's
+	// own turn, the delay between its own requests, is not bounded by
+	// it.
+	MaxRemoteWait time.Duration
 	// MaxRequest is the longest one request (with its retries) holds
 	// the slot; in a Lambda function, its timeout. When set, the slot
 	// is handed on to the next waiter here with no write: the lease
@@ -100,6 +111,10 @@ type localTurn struct {
 	// held is the host's slot in DynamoDB that the last holder handed
 	// on to the next one here (under Gate.mu; token "": none).
 	held slot
+	// elsewhere is when, as a waiter here that gave up found (under
+	// Gate.mu; MaxRemoteWait), the host held by another process may be
+	// free: the waiters after it give up until then without asking.
+	elsewhere time.Time
 }
 
 // slot is a host's slot in DynamoDB as held here: the token it is held
@@ -154,6 +169,10 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 	if err != nil {
 		return nil, err
 	}
+	if wait := g.heldElsewhere(lt); wait > 0 {
+		g.giveTurn(host, lt, time.Time{}, 0, slot{})
+		return nil, &BusyError{Host: host, RetryAfter: wait}
+	}
 	held := g.takeHeld(lt)
 	if held.token != "" && g.cfg.MaxRequest > 0 && held.until.Before(g.db.now().Add(g.cfg.MaxRequest)) {
 		// Handed on with no write, and the lease left does not cover
@@ -170,7 +189,17 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 		}
 	}
 	if held.token == "" {
-		if held, err = g.wait(ctx, host, delay, deadline); err != nil {
+		remote := deadline
+		if g.cfg.MaxRemoteWait > 0 {
+			remote = minTime(deadline, g.db.now().Add(g.cfg.MaxRemoteWait))
+		}
+		if held, err = g.wait(ctx, host, delay, remote); err != nil {
+			var busy *BusyError
+			if g.cfg.MaxRemoteWait > 0 && errors.As(err, &busy) {
+				g.mu.Lock()
+				lt.elsewhere = g.db.now().Add(busy.RetryAfter)
+				g.mu.Unlock()
+			}
 			g.giveTurn(host, lt, time.Time{}, 0, slot{})
 			return nil, err
 		}
@@ -211,6 +240,15 @@ func (g *Gate) othersWaiting(lt *localTurn) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return lt.waiters > 1
+}
+
+// heldElsewhere is how long a waiter here that gave up on lt's host
+// found it would stay held by another process (0: none did, or that
+// time has come).
+func (g *Gate) heldElsewhere(lt *localTurn) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return max(lt.elsewhere.Sub(g.db.now()), 0)
 }
 
 // takeHeld takes the slot a previous holder handed on, if any.
@@ -455,6 +493,13 @@ func (g *Gate) freeIn(item map[string]types.AttributeValue, delay time.Duration)
 		free = laterOf(free, time.UnixMilli(*last+durCeilMS(delay)))
 	}
 	return free.Sub(now), nil
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
 }
 
 func laterOf(a, b time.Time) time.Time {

@@ -199,6 +199,55 @@ func TestGateBusy(t *testing.T) {
 	}
 }
 
+// TestGateRemoteWaitBounded: waiters give up on a host another process
+// holds after MaxRemoteWait, not MaxWait, all of this process's at once
+// (not each after the one before); a waiter for its own process's turn
+// still waits out the delay between its requests.
+func TestGateRemoteWaitBounded(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	holder := mustWait(t, NewGate(db, GateConfig{Lease: time.Minute}), 0)
+	defer holder()
+	g := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute, MaxWait: 5 * time.Second, MaxRemoteWait: 300 * time.Millisecond})
+	start := time.Now()
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, err := g.Wait(ctx, "example.com", 0)
+			errs <- err
+		}()
+	}
+	for range 8 {
+		var busy *BusyError
+		if err := <-errs; !errors.As(err, &busy) {
+			t.Errorf("Wait on a host held elsewhere = %v, want a *BusyError", err)
+		}
+	}
+	// One after the other, they would take 8 x 300ms at least.
+	if took := time.Since(start); took > 1500*time.Millisecond {
+		t.Errorf("eight waiters gave up after %v; MaxRemoteWait is 300ms, MaxWait 5s", took)
+	}
+
+	local := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute, MaxWait: 5 * time.Second, MaxRemoteWait: 100 * time.Millisecond, MaxRequest: time.Minute})
+	first, err := local.Wait(ctx, "local.example", 600*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := make(chan error, 1)
+	go func() {
+		done, err := local.Wait(ctx, "local.example", 600*time.Millisecond)
+		if err == nil {
+			done()
+		}
+		second <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	first()
+	if err := <-second; err != nil {
+		t.Errorf("a waiter for its own process's turn, 600ms after the last request: %v, want the slot", err)
+	}
+}
+
 // mustWait takes example.com's slot with the given delay.
 func mustWait(t *testing.T, g *Gate, delay time.Duration) func() {
 	t.Helper()

@@ -50,7 +50,7 @@ func New(ctx context.Context, e handlers.Env) (*handlers.Queue, error) {
 	// request outlives that timeout either (MaxRequest), so the slot
 	// passes between an invocation's fetches of a host with no write
 	// while the lease left covers one more.
-	gate := dynamo.NewGate(db, dynamo.GateConfig{Lease: 3 * time.Minute, MaxRequest: 2 * time.Minute, MaxWait: 5 * time.Second, Log: e.Log})
+	gate := dynamo.NewGate(db, dynamo.GateConfig{Lease: 3 * time.Minute, MaxRequest: 2 * time.Minute, MaxWait: 5 * time.Second, MaxRemoteWait: time.Second, Log: e.Log})
 	// Bodies are packed in WARC files, one PUT for the pages fetched at
 	// once in an invocation (docs/aws.md).
 	bodies := warc.NewPacker(s3blob.New(c.S3, s.Bucket), warc.PackConfig{Prefix: "warc/", Software: "serverless-crawler fetcher"})
