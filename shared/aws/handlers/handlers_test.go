@@ -92,7 +92,7 @@ func newScheduler(t *testing.T) (*scheduler.Scheduler, *sqlite.DB, *queue, *queu
 	fetchQ, dlq := &queue{}, &queue{}
 	log := slog.New(slog.DiscardHandler)
 	h := &scheduler.Scheduler{
-		Sched: schedule.New(db, sqsbatch.Gather(scheduler.SpreadingSender{Queue: fetchQ, Delay: time.Second}),
+		Sched: schedule.New(db, sqsbatch.Gather(&scheduler.SpreadingSender{Queue: fetchQ, Delay: time.Second}),
 			schedule.Policy{MaxDepth: -1, ReleaseOnAdmit: true}, log),
 		Status:       db,
 		Batch:        sqsbatch.Processor{Queue: "enqueue", DeadLetters: dlq, Log: log},
@@ -270,5 +270,35 @@ func TestProcessorDefersTogether(t *testing.T) {
 				t.Errorf("re-sent %v, want %v", delays, want)
 			}
 		})
+	}
+}
+
+// TestSpreadingSenderContinues: a host's tasks are spaced a delay apart
+// across sends, not only within one; another host starts at once; all
+// go in one call per send whatever their delays.
+func TestSpreadingSenderContinues(t *testing.T) {
+	q := &queue{}
+	s := &scheduler.SpreadingSender{Queue: q, Delay: time.Second}
+	task := func(u string) []byte {
+		b, _ := json.Marshal(crawl.FetchTask{URL: u, CrawlUUID: "c"})
+		return b
+	}
+	ctx := context.Background()
+	if err := s.Send(ctx, task("http://a.test/1"), task("http://a.test/2")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Send(ctx, task("http://a.test/3"), task("http://b.test/1"), task("http://a.test/4")); err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Duration{0, time.Second, 2 * time.Second, 0, 3 * time.Second}
+	if len(q.sent) != len(want) || q.calls != 2 {
+		t.Fatalf("sent %+v in %d calls, want %d tasks in 2", q.sent, q.calls, len(want))
+	}
+	for i, m := range q.sent {
+		// The second send comes a moment after the first: its delays
+		// are that much shorter.
+		if m.delay > want[i] || m.delay < want[i]-100*time.Millisecond {
+			t.Errorf("task %d delayed %v, want %v", i, m.delay, want[i])
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -36,7 +37,7 @@ func New(ctx context.Context, e handlers.Env) (*Scheduler, error) {
 	// The tasks that admissions release (ReleaseOnAdmit) go out once the
 	// batch is handled, in one spread for the whole batch
 	// (sqsbatch.Gather); a release outside a batch sends at once.
-	fetchQ := sqsbatch.Gather(SpreadingSender{Queue: sqsq.New(c.SQS, s.FetchQueue), Delay: s.Delay})
+	fetchQ := sqsbatch.Gather(&SpreadingSender{Queue: sqsq.New(c.SQS, s.FetchQueue), Delay: s.Delay})
 	h := &Scheduler{
 		Sched: schedule.New(db, fetchQ, schedule.Policy{MaxDepth: s.MaxDepth, KillOutOfScope: !s.RecordOutOfScope,
 			ReleaseOnAdmit: true}, e.Log),
@@ -243,18 +244,26 @@ type DelayedSender interface {
 	SendEach(ctx context.Context, msgs ...sqsq.Delayed) error
 }
 
-// SpreadingSender sends fetch tasks spaced per host: the i-th task for a
-// host in one release waits i delays, so tasks reach the fetcher about
-// when the host's politeness allows them, instead of all at once to be
-// deferred again and again. (SQS caps a message delay at 15 minutes.)
+// SpreadingSender sends fetch tasks spaced per host: each task for a
+// host is sent to be visible a delay after the last one this sender
+// sent for it, so tasks reach the fetcher about when the host's
+// politeness allows them, instead of all at once to be deferred again
+// and again. It remembers each host's next slot across its sends (a
+// warm scheduler's admission batches follow one another: each starting
+// its spread at zero had them overlap, and the fetchers wait or defer
+// what overlaps). SQS caps a message delay at 15 minutes, and rounds
+// it up to whole seconds.
 type SpreadingSender struct {
 	Queue DelayedSender
 	Delay time.Duration
+
+	mu   sync.Mutex
+	next map[string]time.Time // host: when its next task may be visible
 }
 
 // Check returns the error Send would return for a body the queue would
 // refuse (sqsbatch.Sender), when the queue can tell.
-func (s SpreadingSender) Check(bodies ...[]byte) error {
+func (s *SpreadingSender) Check(bodies ...[]byte) error {
 	if c, ok := s.Queue.(interface{ Check(...[]byte) error }); ok {
 		return c.Check(bodies...)
 	}
@@ -265,9 +274,13 @@ func (s SpreadingSender) Check(bodies ...[]byte) error {
 // SendMessageBatch call whatever their delays (SQS takes a delay per
 // entry): sent a call per delay, a polite crawl of one host paid a
 // request per task.
-func (s SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
+func (s *SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
 	msgs := make([]sqsq.Delayed, len(bodies))
-	perHost := map[string]int{}
+	now := time.Now()
+	s.mu.Lock()
+	if s.next == nil || len(s.next) > maxSpreadHosts {
+		s.next = s.pruned(now)
+	}
 	for i, b := range bodies {
 		var t crawl.FetchTask
 		host := ""
@@ -276,8 +289,28 @@ func (s SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
 				host = u.Host
 			}
 		}
-		msgs[i] = sqsq.Delayed{Body: b, Delay: min(time.Duration(perHost[host])*s.Delay, sqsq.MaxDelay)}
-		perHost[host]++
+		at := now
+		if n := s.next[host]; n.After(now) {
+			at = n
+		}
+		msgs[i] = sqsq.Delayed{Body: b, Delay: min(at.Sub(now), sqsq.MaxDelay)}
+		s.next[host] = at.Add(s.Delay)
 	}
+	s.mu.Unlock()
 	return s.Queue.SendEach(ctx, msgs...)
+}
+
+// maxSpreadHosts bounds the hosts a SpreadingSender remembers: past it,
+// those whose next slot has come are forgotten.
+const maxSpreadHosts = 10000
+
+// pruned is s.next without the hosts whose next slot is not after now.
+func (s *SpreadingSender) pruned(now time.Time) map[string]time.Time {
+	out := map[string]time.Time{}
+	for h, t := range s.next {
+		if t.After(now) {
+			out[h] = t
+		}
+	}
+	return out
 }
