@@ -75,23 +75,23 @@ func (d *DB) openFirst(ctx context.Context, s crawl.SummaryUpdate, void map[stri
 	if err != nil {
 		return false, fmt.Errorf("open the first generation of %s: %w", s.URL, err)
 	}
-	if err := d.putFirst(ctx, s.URL, item); err != nil {
-		return false, err
-	}
-	return true, nil // no summary item: see finishReplace
+	return d.putFirst(ctx, s.URL, item) // no summary item: see finishReplace
 }
 
 // putFirst puts a first generation's item, unless a concurrent delivery
-// of the same crawl put it first.
-func (d *DB) putFirst(ctx context.Context, u string, item map[string]types.AttributeValue) error {
+// of the same crawl put it first, and reports whether it did.
+func (d *DB) putFirst(ctx context.Context, u string, item map[string]types.AttributeValue) (bool, error) {
 	e := &fxExpr{}
 	_, err := d.api.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(d.t.Generations), Item: item,
 		ConditionExpression: aws.String("attribute_not_exists(" + e.name(gaSK) + ")"), ExpressionAttributeNames: e.Names()})
 	var refused *types.ConditionalCheckFailedException
-	if err != nil && !errors.As(err, &refused) {
-		return fmt.Errorf("put the first generation of %s: %w", u, err)
+	switch {
+	case errors.As(err, &refused):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("put the first generation of %s: %w", u, err)
 	}
-	return nil
+	return true, nil
 }
 
 // finishFirst writes the first generation that head names on s's
@@ -124,7 +124,7 @@ func (d *DB) finishFirst(ctx context.Context, s crawl.SummaryUpdate, head map[st
 	if err != nil {
 		return false, err
 	}
-	return true, d.putFirst(ctx, s.URL, item)
+	return d.putFirst(ctx, s.URL, item)
 }
 
 // unwrittenFirst looks at a head that names a first generation a

@@ -142,6 +142,9 @@ type BusyError struct {
 	// only the delay holds it back, a lower bound while a request is in
 	// flight (one delay, or until its lease runs out if that is sooner).
 	RetryAfter time.Duration
+	// elsewhere: the wait was given up on a request in flight, held by
+	// another process (MaxRemoteWait).
+	elsewhere bool
 }
 
 func (e *BusyError) Error() string {
@@ -193,9 +196,9 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 		if g.cfg.MaxRemoteWait > 0 {
 			remote = minTime(deadline, g.db.now().Add(g.cfg.MaxRemoteWait))
 		}
-		if held, err = g.wait(ctx, host, delay, remote); err != nil {
+		if held, err = g.wait(ctx, host, delay, deadline, remote); err != nil {
 			var busy *BusyError
-			if g.cfg.MaxRemoteWait > 0 && errors.As(err, &busy) {
+			if errors.As(err, &busy) && busy.elsewhere {
 				g.mu.Lock()
 				lt.elsewhere = g.db.now().Add(busy.RetryAfter)
 				g.mu.Unlock()
@@ -351,7 +354,10 @@ func (g *Gate) leave(host string, lt *localTurn) {
 }
 
 // wait takes host's slot in DynamoDB, waiting until deadline at most.
-func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadline time.Time) (slot, error) {
+// While a request of another holder is in flight, it waits until
+// remote at most (MaxRemoteWait); for the delay after the last request
+// alone, until deadline.
+func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadline, remote time.Time) (slot, error) {
 	token := uuid.NewString()
 	for {
 		until, held, err := g.acquire(ctx, host, token, delay)
@@ -372,12 +378,16 @@ func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadl
 					return slot{}, fmt.Errorf("politeness gate of %s: %w", host, err)
 				}
 			}
-			wait, err := g.freeIn(held, delay)
+			wait, inFlight, err := g.freeIn(held, delay)
 			if err != nil {
 				return slot{}, fmt.Errorf("politeness gate of %s: %w", host, err)
 			}
-			if g.db.now().Add(wait).After(deadline) {
-				return slot{}, &BusyError{Host: host, RetryAfter: wait}
+			limit := deadline
+			if inFlight {
+				limit = remote
+			}
+			if g.db.now().Add(wait).After(limit) {
+				return slot{}, &BusyError{Host: host, RetryAfter: wait, elsewhere: inFlight && remote.Before(deadline)}
 			}
 			if wait <= 0 {
 				break
@@ -469,19 +479,20 @@ func (g *Gate) read(ctx context.Context, host string) (map[string]types.Attribut
 }
 
 // freeIn returns how long until a host's slot, as its gate item says,
-// may be free for a request with the given delay.
-func (g *Gate) freeIn(item map[string]types.AttributeValue, delay time.Duration) (time.Duration, error) {
+// may be free for a request with the given delay, and whether a request
+// holds it now (in flight).
+func (g *Gate) freeIn(item map[string]types.AttributeValue, delay time.Duration) (time.Duration, bool, error) {
 	r := fxReader{m: item}
 	lease, next, last := r.optInt(gtLeaseUntil), r.optInt(gtNextAllowed), r.optInt(gtLastDone)
 	if r.err != nil {
-		return 0, fmt.Errorf("read gate: %w", r.err)
+		return 0, false, fmt.Errorf("read gate: %w", r.err)
 	}
 	now := g.db.now()
 	if lease != nil {
 		if until := time.UnixMilli(*lease).Sub(now); until > 0 {
 			// In flight: its end and then a delay, unless the lease runs
 			// out first.
-			return min(until, max(delay, gatePoll)), nil
+			return min(until, max(delay, gatePoll)), true, nil
 		}
 	}
 	free := now
@@ -492,7 +503,7 @@ func (g *Gate) freeIn(item map[string]types.AttributeValue, delay time.Duration)
 		// As acquire compares: in whole milliseconds, the delay rounded up.
 		free = laterOf(free, time.UnixMilli(*last+durCeilMS(delay)))
 	}
-	return free.Sub(now), nil
+	return free.Sub(now), false, nil
 }
 
 func minTime(a, b time.Time) time.Time {

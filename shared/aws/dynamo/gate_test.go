@@ -228,6 +228,21 @@ func TestGateRemoteWaitBounded(t *testing.T) {
 		t.Errorf("eight waiters gave up after %v; MaxRemoteWait is 300ms, MaxWait 5s", took)
 	}
 
+	// The delay after this process's own request, once no waiter here
+	// remembers it (the host's turn is forgotten), is still waited out:
+	// no request is in flight.
+	own := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute, MaxWait: 5 * time.Second, MaxRemoteWait: 100 * time.Millisecond})
+	mustWaitHost(t, own, "own.example", 0)()
+	start = time.Now()
+	done, err := own.Wait(ctx, "own.example", 1500*time.Millisecond)
+	if err != nil {
+		t.Fatalf("the delay after this process's own last request: %v, want it waited out", err)
+	}
+	done()
+	if took := time.Since(start); took < time.Second {
+		t.Errorf("took the slot after %v, want the 1.5s delay", took)
+	}
+
 	local := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute, MaxWait: 5 * time.Second, MaxRemoteWait: 100 * time.Millisecond, MaxRequest: time.Minute})
 	first, err := local.Wait(ctx, "local.example", 600*time.Millisecond)
 	if err != nil {
@@ -251,7 +266,13 @@ func TestGateRemoteWaitBounded(t *testing.T) {
 // mustWait takes example.com's slot with the given delay.
 func mustWait(t *testing.T, g *Gate, delay time.Duration) func() {
 	t.Helper()
-	done, err := g.Wait(context.Background(), "example.com", delay)
+	return mustWaitHost(t, g, "example.com", delay)
+}
+
+// mustWaitHost takes host's slot with the given delay.
+func mustWaitHost(t *testing.T, g *Gate, host string, delay time.Duration) func() {
+	t.Helper()
+	done, err := g.Wait(context.Background(), host, delay)
 	if err != nil {
 		t.Fatalf("holder's Wait: %v", err)
 	}

@@ -220,6 +220,9 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 			return false, err
 		}
 		if reasons != nil {
+			if reasons[0] == "ConditionalCheckFailed" && ownGeneration(s) {
+				return false, nil // its generation is there: see ownGeneration
+			}
 			return false, fmt.Errorf("transaction cancelled %v: %w", reasons, crawl.ErrConflict)
 		}
 		return d.finishReplace(ctx, s, genID, openID)
@@ -237,7 +240,7 @@ func (d *DB) applySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 		return false, err
 	}
 	if reasons != nil {
-		if reasons[0] == "ConditionalCheckFailed" {
+		if reasons[0] == "ConditionalCheckFailed" || (reasons[1] == "ConditionalCheckFailed" && ownGeneration(s)) {
 			return false, nil // a concurrent delivery of the same crawl won
 		}
 		return false, fmt.Errorf("transaction cancelled %v: %w", reasons, crawl.ErrConflict)
@@ -345,6 +348,15 @@ func (d *DB) applyInPlace(ctx context.Context, s crawl.SummaryUpdate, action cra
 		}
 	}
 	return true, nil
+}
+
+// ownGeneration reports whether the generation s opens is its crawl's
+// own (crawl.GenerationUUID), as the summarizer plans it. Its item
+// being there already (the transaction's put refused) then means the
+// crawl opened it before: a redelivery that was not planned as late
+// because a crawl of the same second replaced it since.
+func ownGeneration(s crawl.SummaryUpdate) bool {
+	return s.New != nil && s.New.Generation.UUID == crawl.GenerationUUID(s.Crawl.CrawlUUID)
 }
 
 // openedBy reports whether s's crawl opened a generation of its URL:

@@ -884,6 +884,21 @@ func TestFirstGenerationNoSummaryItem(t *testing.T) {
 		t.Error("a redelivery of the first crawl after a replace changed the items")
 	}
 
+	// A crawl of the same second replaced it: the redelivery is planned
+	// as a replace of that one, with the first crawl's own generation.
+	const v = "http://example.com/same-second"
+	firstV := contract.SummaryUpdate(v, "v1", 100, crawl.GenerationReplace, 0, contract.TextGen(v, 100, contract.TextPile("first words"), "F"))
+	sumApply(t, db, firstV)
+	sumApply(t, db, contract.SummaryUpdate(v, "v2", 100, crawl.GenerationReplace, sumOpen(t, db, v).Generation.ID, contract.TextGen(v, 100, contract.TextPile("other words"), "O")))
+	held = sumItems(t, db)
+	again := contract.SummaryUpdate(v, "v1", 100, crawl.GenerationReplace, sumOpen(t, db, v).Generation.ID, contract.TextGen(v, 100, contract.TextPile("first words"), "F"))
+	if fresh, err := db.ApplySummary(ctx, again); err != nil || fresh {
+		t.Errorf("the first crawl redelivered after a replace in the same second: %v, %v; want false, nil", fresh, err)
+	}
+	if !reflect.DeepEqual(sumItems(t, db), held) {
+		t.Error("a redelivery of the first crawl after a replace in the same second changed the items")
+	}
+
 	other := contract.SummaryUpdate(u, "c3", 250, crawl.GenerationAttach, g2, nil)
 	if !sumApply(t, db, other) {
 		t.Error("a late crawl was not summarized")
@@ -1219,52 +1234,47 @@ func TestReplaceKilledBeforeSummaryItem(t *testing.T) {
 	db, blobs := sumDB(t)
 	dying := New(failingPut{db.api}, db.t, WithBlobs(blobs))
 	for _, replan := range []bool{false, true} {
-		for _, first := range []bool{false} {
-			name := fmt.Sprintf("replanned %v, first crawl %v", replan, first)
-			killed, whole := "http://example.com/killed/"+name, "http://example.com/whole/"+name
-			update := map[string]crawl.SummaryUpdate{}
-			for _, u := range []string{killed, whole} {
-				var open int64
-				if !first {
-					sumApply(t, db, contract.SummaryUpdate(u, "c1"+u, 100, crawl.GenerationReplace, 0, contract.TextGen(u, 100, contract.TextPile("old words"), "T")))
-					open = sumOpen(t, db, u).Generation.ID
-				}
-				putNewCandidate(t, db, crawl.Candidate{URL: u, Host: "example.com", State: crawl.StateCrawled, CrawlType: crawl.CrawlRecrawl,
-					DiscoveredAt: 90, MRate: 0.5, MRateCounter: 4})
-				update[u] = contract.SummaryUpdate(u, "c2"+u, 200, crawl.GenerationReplace, open, contract.TextGen(u, 200, contract.TextPile("new words "+u), "T"))
-			}
-			if _, err := dying.ApplySummary(ctx, update[killed]); err == nil {
-				t.Fatalf("%s: ApplySummary with a dying process succeeded", name)
-			}
-			if it, err := db.getGenTableItem(ctx, killed, crawlSK("c2"+killed)); err != nil || it != nil {
-				t.Fatalf("%s: crawl summary after a death before its write: %v, %v", name, it, err)
-			}
-			newID := sumOpen(t, db, killed).Generation.ID
-			again := update[killed]
-			if replan {
-				again = contract.SummaryUpdate(killed, "c2"+killed, 200, crawl.GenerationExtend, newID, nil)
-			}
-			if !sumApply(t, db, again) {
-				t.Errorf("%s: the redelivery did not finish the summary", name)
-			}
-			if sumApply(t, db, again) || !sumApply(t, db, update[whole]) {
-				t.Errorf("%s: a second redelivery summarized again, or the whole delivery did not", name)
-			}
-			k, w := mustGetCandidate(t, db, killed), mustGetCandidate(t, db, whole)
-			if k.MRate != w.MRate || k.MRateCounter != w.MRateCounter {
-				t.Errorf("%s: observations: killed %v/%d, whole %v/%d", name, k.MRate, k.MRateCounter, w.MRate, w.MRateCounter)
-			}
-			if want := map[bool]int64{true: 4, false: 5}[first]; k.MRateCounter != want {
-				t.Errorf("%s: MRate counter %d, want %d", name, k.MRateCounter, want)
-			}
-			if got := attrN(t, sumCrawl(t, db, killed, "c2"+killed), gaGenID); got != newID {
-				t.Errorf("%s: the crawl summary names generation %d, want %d", name, got, newID)
-			}
-			kh := readRawItem(t, db, db.t.Generations, genKey(killed, skHead))
-			wh := readRawItem(t, db, db.t.Generations, genKey(whole, skHead))
-			if attrN(t, kh, gaGenCount) != attrN(t, wh, gaGenCount) || kh[gaOpenLastSeen] != nil {
-				t.Errorf("%s: heads differ: killed %v, whole %v", name, kh, wh)
-			}
+		name := fmt.Sprintf("replanned %v", replan)
+		killed, whole := "http://example.com/killed/"+name, "http://example.com/whole/"+name
+		update := map[string]crawl.SummaryUpdate{}
+		for _, u := range []string{killed, whole} {
+			sumApply(t, db, contract.SummaryUpdate(u, "c1"+u, 100, crawl.GenerationReplace, 0, contract.TextGen(u, 100, contract.TextPile("old words"), "T")))
+			open := sumOpen(t, db, u).Generation.ID
+			putNewCandidate(t, db, crawl.Candidate{URL: u, Host: "example.com", State: crawl.StateCrawled, CrawlType: crawl.CrawlRecrawl,
+				DiscoveredAt: 90, MRate: 0.5, MRateCounter: 4})
+			update[u] = contract.SummaryUpdate(u, "c2"+u, 200, crawl.GenerationReplace, open, contract.TextGen(u, 200, contract.TextPile("new words "+u), "T"))
+		}
+		if _, err := dying.ApplySummary(ctx, update[killed]); err == nil {
+			t.Fatalf("%s: ApplySummary with a dying process succeeded", name)
+		}
+		if it, err := db.getGenTableItem(ctx, killed, crawlSK("c2"+killed)); err != nil || it != nil {
+			t.Fatalf("%s: crawl summary after a death before its write: %v, %v", name, it, err)
+		}
+		newID := sumOpen(t, db, killed).Generation.ID
+		again := update[killed]
+		if replan {
+			again = contract.SummaryUpdate(killed, "c2"+killed, 200, crawl.GenerationExtend, newID, nil)
+		}
+		if !sumApply(t, db, again) {
+			t.Errorf("%s: the redelivery did not finish the summary", name)
+		}
+		if sumApply(t, db, again) || !sumApply(t, db, update[whole]) {
+			t.Errorf("%s: a second redelivery summarized again, or the whole delivery did not", name)
+		}
+		k, w := mustGetCandidate(t, db, killed), mustGetCandidate(t, db, whole)
+		if k.MRate != w.MRate || k.MRateCounter != w.MRateCounter {
+			t.Errorf("%s: observations: killed %v/%d, whole %v/%d", name, k.MRate, k.MRateCounter, w.MRate, w.MRateCounter)
+		}
+		if want := int64(5); k.MRateCounter != want {
+			t.Errorf("%s: MRate counter %d, want %d", name, k.MRateCounter, want)
+		}
+		if got := attrN(t, sumCrawl(t, db, killed, "c2"+killed), gaGenID); got != newID {
+			t.Errorf("%s: the crawl summary names generation %d, want %d", name, got, newID)
+		}
+		kh := readRawItem(t, db, db.t.Generations, genKey(killed, skHead))
+		wh := readRawItem(t, db, db.t.Generations, genKey(whole, skHead))
+		if attrN(t, kh, gaGenCount) != attrN(t, wh, gaGenCount) || kh[gaOpenLastSeen] != nil {
+			t.Errorf("%s: heads differ: killed %v, whole %v", name, kh, wh)
 		}
 	}
 }

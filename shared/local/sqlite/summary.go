@@ -135,9 +135,9 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 			action = crawl.GenerationAttach
 			if open != 0 && openFirstSeen <= s.SeenAt {
 				action = crawl.GenerationExtend
-			}
-			if open != 0 && openDup {
-				exit = crawl.ExitDuplicate
+				if openDup {
+					exit = crawl.ExitDuplicate
+				}
 			}
 		} else if open != s.OpenID {
 			return crawl.ErrConflict

@@ -274,8 +274,10 @@ func TestNotModifiedDuplicate(t *testing.T) {
 		url   string
 		crawl string
 		want  crawl.ExitCode
-	}{{a, "n1", crawl.ExitUnchanged}, {b, "n2", crawl.ExitDuplicate}} {
-		su := contract.SummaryUpdate(tt.url, tt.crawl, 200, crawl.GenerationExtendOpen, 0, nil)
+		at    int64
+	}{{a, "n1", crawl.ExitUnchanged, 200}, {b, "n2", crawl.ExitDuplicate, 200},
+		{b, "n3", crawl.ExitUnchanged, 105}} { // older than b's generation: attached as it is
+		su := contract.SummaryUpdate(tt.url, tt.crawl, tt.at, crawl.GenerationExtendOpen, 0, nil)
 		su.Crawl.ExitCode, su.HTTP = crawl.ExitUnchanged, &crawl.HTTPSummary{StatusCode: 304}
 		apply(t, db, su)
 		if n := count(t, db, `SELECT count(*) FROM crawl_summary WHERE crawl_uuid=? AND exit_code=?`, tt.crawl, tt.want); n != 1 {

@@ -293,8 +293,11 @@ func (s *SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
 		if n := s.next[host]; n.After(now) {
 			at = n
 		}
-		msgs[i] = sqsq.Delayed{Body: b, Delay: min(at.Sub(now), sqsq.MaxDelay)}
-		s.next[host] = at.Add(s.Delay)
+		d := min(at.Sub(now), sqsq.MaxDelay)
+		msgs[i] = sqsq.Delayed{Body: b, Delay: d}
+		// Past SQS's cap the tasks all come at the cap: the next slot
+		// stays a delay after it, not further on.
+		s.next[host] = now.Add(d + s.Delay)
 	}
 	s.mu.Unlock()
 	return s.Queue.SendEach(ctx, msgs...)
