@@ -208,9 +208,11 @@ func (p *Processor) requeue(ctx context.Context, d *deferrals) []string {
 }
 
 // one handles a record in hctx and says what became of it: "ok",
-// "deferred", "dead-letter" (the three deleted) or "retry". What it
-// sends itself (a deferral, a backoff, a dead letter) is sent in ctx,
-// which outlives a handler stopped at hctx's deadline.
+// "dead-letter" (both deleted), "retry", or "deferred": added to later,
+// which Process sends again after the batch (requeue), deleting the
+// record unless that send fails. What it sends itself (a backoff, a dead
+// letter) is sent in ctx, which outlives a handler stopped at hctx's
+// deadline.
 func (p *Processor) one(ctx, hctx context.Context, r events.SQSMessage, later *deferrals) string {
 	log := p.log().With("queue", p.Queue, "message_id", r.MessageId)
 	body := []byte(r.Body)
