@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,12 +25,18 @@ import (
 //	holder        while a request is in flight: the holder's random token
 //	last_done     when the last request to the host finished (rounded up)
 //	next_allowed  last_done plus the delay its holder asked for
+//	took          how long the last request held the slot (its retries
+//	              included), when its holder said
+//	booked_until  the end of the slots booked for the host's queued tasks
+//	              (Book)
 //	host          the host, for people reading the table
 const (
 	gtLeaseUntil  = "lease_until"
 	gtHolder      = "holder"
 	gtLastDone    = "last_done"
 	gtNextAllowed = "next_allowed"
+	gtTook        = "took"
+	gtBookedUntil = "booked_until"
 	gtHost        = "host"
 
 	gtPKPrefix = "host#"
@@ -108,6 +115,7 @@ type localTurn struct {
 	// ended, and the delay it asked for.
 	lastDone  time.Time
 	lastDelay time.Duration
+	lastTook  time.Duration
 	// held is the host's slot in DynamoDB that the last holder handed
 	// on to the next one here (under Gate.mu; token "": none).
 	held slot
@@ -162,7 +170,23 @@ func (e *BusyError) Later() time.Duration { return e.RetryAfter }
 // call done when its request (with any retries) has finished; done
 // records the end and frees the slot. A slot not given back is free
 // again after the gate's Lease.
+//
+// A task given up on is best handled again after the slots booked for
+// the host's other tasks (Book): sooner, it would come in one of theirs.
+// So a BusyError's RetryAfter is at least until those slots have passed.
 func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error) {
+	done, err = g.take(ctx, host, delay)
+	var busy *BusyError
+	if errors.As(err, &busy) {
+		if item, rerr := g.look(ctx, host); rerr == nil {
+			busy.RetryAfter = max(busy.RetryAfter, g.bookedIn(item))
+		}
+	}
+	return done, err
+}
+
+// take is Wait without the look at the host's booked slots.
+func (g *Gate) take(ctx context.Context, host string, delay time.Duration) (done func(), err error) {
 	if host == "" {
 		return nil, crawl.E("politeness gate", crawl.KindInvalid, errors.New("empty host"))
 	}
@@ -173,19 +197,19 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 		return nil, err
 	}
 	if wait := g.heldElsewhere(lt); wait > 0 {
-		g.giveTurn(host, lt, time.Time{}, 0, slot{})
+		g.giveTurn(host, lt, time.Time{}, 0, 0, slot{})
 		return nil, &BusyError{Host: host, RetryAfter: wait}
 	}
 	held := g.takeHeld(lt)
 	if held.token != "" && g.cfg.MaxRequest > 0 && held.until.Before(g.db.now().Add(g.cfg.MaxRequest)) {
 		// Handed on with no write, and the lease left does not cover
 		// this request: renew it, in one write.
-		next, ok := g.handOn(ctx, host, held.token, 0)
+		next, ok := g.handOn(ctx, host, held.token, 0, 0)
 		switch {
 		case ok:
 			held = next
 		case next.token != "":
-			g.release(ctx, host, next.token, 0)
+			g.release(ctx, host, next.token, 0, 0)
 			held = slot{}
 		default:
 			held = slot{}
@@ -203,37 +227,39 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 				lt.elsewhere = g.db.now().Add(busy.RetryAfter)
 				g.mu.Unlock()
 			}
-			g.giveTurn(host, lt, time.Time{}, 0, slot{})
+			g.giveTurn(host, lt, time.Time{}, 0, 0, slot{})
 			return nil, err
 		}
 	}
 	var once sync.Once
+	started := g.db.now()
 	return func() {
 		once.Do(func() {
 			end := g.db.now()
+			took := end.Sub(started)
 			if g.othersWaiting(lt) {
 				if g.cfg.MaxRequest > 0 {
 					// No write at all: the next holder here starts a
 					// delay after this request's end (takeTurn), and
 					// renews the lease first if what is left of it
 					// does not cover a request.
-					g.giveTurn(host, lt, end, delay, held)
+					g.giveTurn(host, lt, end, delay, took, held)
 					return
 				}
 				// One write instead of a release and the next take: the
 				// slot goes to the next waiter here.
-				next, ok := g.handOn(ctx, host, held.token, delay)
+				next, ok := g.handOn(ctx, host, held.token, delay, took)
 				if ok {
-					g.giveTurn(host, lt, end, delay, next)
+					g.giveTurn(host, lt, end, delay, took, next)
 					return
 				}
 				if next.token == "" {
-					g.giveTurn(host, lt, end, delay, slot{})
+					g.giveTurn(host, lt, end, delay, took, slot{})
 					return
 				}
 			}
-			g.release(ctx, host, held.token, delay)
-			g.giveTurn(host, lt, end, delay, slot{})
+			g.release(ctx, host, held.token, delay, took)
+			g.giveTurn(host, lt, end, delay, took, slot{})
 		})
 	}, nil
 }
@@ -302,7 +328,7 @@ func (g *Gate) takeTurn(ctx context.Context, host string, delay time.Duration, d
 		return lt, nil
 	}
 	if free.After(deadline) {
-		g.giveTurn(host, lt, time.Time{}, 0, slot{})
+		g.giveTurn(host, lt, time.Time{}, 0, 0, slot{})
 		return nil, &BusyError{Host: host, RetryAfter: wait}
 	}
 	t := time.NewTimer(wait)
@@ -311,17 +337,18 @@ func (g *Gate) takeTurn(ctx context.Context, host string, delay time.Duration, d
 	case <-t.C:
 		return lt, nil
 	case <-ctx.Done():
-		g.giveTurn(host, lt, time.Time{}, 0, slot{})
+		g.giveTurn(host, lt, time.Time{}, 0, 0, slot{})
 		return nil, fmt.Errorf("politeness gate of %s: %w", host, ctx.Err())
 	}
 }
 
 // giveTurn hands host's turn on; a holder whose request ran says when
-// it ended and the delay it asked for (zero when it made none), and the
-// DynamoDB slot it hands on with the turn (token "": none).
-func (g *Gate) giveTurn(host string, lt *localTurn, done time.Time, delay time.Duration, held slot) {
+// it ended, the delay it asked for and how long it took (zero when it
+// made none), and the DynamoDB slot it hands on with the turn (token "":
+// none).
+func (g *Gate) giveTurn(host string, lt *localTurn, done time.Time, delay, took time.Duration, held slot) {
 	if !done.IsZero() {
-		lt.lastDone, lt.lastDelay = done, delay
+		lt.lastDone, lt.lastDelay, lt.lastTook = done, delay, took
 	}
 	if held.token != "" {
 		g.mu.Lock()
@@ -341,15 +368,15 @@ func (g *Gate) giveTurn(host string, lt *localTurn, done time.Time, delay time.D
 func (g *Gate) leave(host string, lt *localTurn) {
 	g.mu.Lock()
 	var held slot
-	var delay time.Duration
+	var delay, took time.Duration
 	if lt.waiters--; lt.waiters == 0 {
 		delete(g.local, host)
-		held, delay = lt.held, lt.lastDelay
+		held, delay, took = lt.held, lt.lastDelay, lt.lastTook
 		lt.held = slot{}
 	}
 	g.mu.Unlock()
 	if held.token != "" {
-		g.release(context.Background(), host, held.token, delay)
+		g.release(context.Background(), host, held.token, delay, took)
 	}
 }
 
@@ -521,9 +548,10 @@ func laterOf(a, b time.Time) time.Time {
 }
 
 // release gives back the slot held under token: it records the end of
-// the request and frees the host.
-func (g *Gate) release(ctx context.Context, host, token string, delay time.Duration) {
-	switch _, err := g.finish(ctx, host, token, delay, ""); {
+// the request (and, when took is set, how long it took) and frees the
+// host.
+func (g *Gate) release(ctx context.Context, host, token string, delay, took time.Duration) {
+	switch _, err := g.finish(ctx, host, token, delay, took, ""); {
 	case conditionFailed(err):
 		// Our lease ran out and another request took the slot:
 		// its own release records the end.
@@ -538,9 +566,9 @@ func (g *Gate) release(ctx context.Context, host, token string, delay time.Durat
 // process. ok is false when the write failed: next's token is "" if the
 // slot was no longer ours (the lease ran out), else the caller releases
 // it.
-func (g *Gate) handOn(ctx context.Context, host, token string, delay time.Duration) (next slot, ok bool) {
+func (g *Gate) handOn(ctx context.Context, host, token string, delay, took time.Duration) (next slot, ok bool) {
 	next.token = uuid.NewString()
-	until, err := g.finish(ctx, host, token, delay, next.token)
+	until, err := g.finish(ctx, host, token, delay, took, next.token)
 	switch {
 	case err == nil:
 		next.until = until
@@ -555,11 +583,11 @@ func (g *Gate) handOn(ctx context.Context, host, token string, delay time.Durati
 }
 
 // finish records the end of the request held under token (last_done,
-// and next_allowed a delay later) in one write conditional on holding
-// the slot, and frees the host or, when next is set, makes next its
-// holder, with a lease from the end of the delay the next request waits,
-// and returns when that lease runs out.
-func (g *Gate) finish(ctx context.Context, host, token string, delay time.Duration, next string) (time.Time, error) {
+// and next_allowed a delay later; took, if set) in one write conditional
+// on holding the slot, and frees the host or, when next is set, makes
+// next its holder, with a lease from the end of the delay the next
+// request waits, and returns when that lease runs out.
+func (g *Gate) finish(ctx context.Context, host, token string, delay, took time.Duration, next string) (time.Time, error) {
 	// The request's context may be over by now; the write is due anyway.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), gateRelease)
 	defer cancel()
@@ -577,16 +605,29 @@ func (g *Gate) finish(ctx context.Context, host, token string, delay time.Durati
 		values[":lu"], values[":next"] = fxN(lease), fxS(next)
 		until = time.UnixMilli(lease)
 	}
+	if took > 0 {
+		update = strings.Replace(update, "SET ", "SET #tk = :tk, ", 1)
+		values[":tk"] = fxN(durCeilMS(took))
+	}
 	_, err := g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(g.db.t.Control),
-		Key:                 gateKey(host),
-		UpdateExpression:    aws.String(update),
-		ConditionExpression: aws.String("#h = :tok"),
-		ExpressionAttributeNames: map[string]string{"#ld": gtLastDone, "#na": gtNextAllowed,
-			"#lu": gtLeaseUntil, "#h": gtHolder},
+		TableName:                 aws.String(g.db.t.Control),
+		Key:                       gateKey(host),
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("#h = :tok"),
+		ExpressionAttributeNames:  finishNames(took > 0),
 		ExpressionAttributeValues: values,
 	})
 	return until, err
+}
+
+// finishNames are finish's attribute names; DynamoDB refuses a name the
+// expressions do not use.
+func finishNames(took bool) map[string]string {
+	names := map[string]string{"#ld": gtLastDone, "#na": gtNextAllowed, "#lu": gtLeaseUntil, "#h": gtHolder}
+	if took {
+		names["#tk"] = gtTook
+	}
+	return names
 }
 
 func (g *Gate) logf(ctx context.Context, format string, args ...any) {

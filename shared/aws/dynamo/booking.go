@@ -1,0 +1,148 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// bookMargin is the share of a slot added to it when booking: the gate
+// counts a delay from a request's end, and a task that comes a little
+// early waits for it in the Lambda.
+const bookMargin = 10 // percent
+
+// bookAttempts bounds Book's conditional writes when others book the
+// same host at once; between them it waits a little, longer each time.
+const bookAttempts = 16
+
+// Book books n consecutive slots of host for tasks that are to come to
+// the gate one at a time, and returns when the first one is and how far
+// apart they are. They start once the slots booked before have passed
+// (booked_until, which every environment's bookings move on: one
+// conditional write a call) and the delay after the last request is
+// over. A slot is the delay (or the longer one the host's last request
+// asked for, a robots.txt Crawl-delay) plus the time that request took,
+// and a tenth more.
+//
+// Why: the scheduler hands a polite crawl's waits to SQS, sending each
+// task of a host with its own DelaySeconds. Spaced a bare delay apart,
+// from the sending environment's memory only, tasks came sooner than
+// the gate lets them through (it counts the delay from the end of the
+// request before), and the tasks the fetcher deferred came back into
+// slots the spread had given to others: at a 1 s delay a page was
+// delivered 2.5 times, and each delivery waited on the gate in the
+// Lambda (BENCHMARKS.md, "#15, 2026-11-28").
+func (g *Gate) Book(ctx context.Context, host string, n int, delay time.Duration) (first time.Time, slot time.Duration, err error) {
+	if host == "" {
+		return time.Time{}, 0, errors.New("book slots: empty host")
+	}
+	gate, err := g.look(ctx, host)
+	if err != nil {
+		return time.Time{}, 0, fmt.Errorf("book slots of %s: %w", host, err)
+	}
+	for attempt := range bookAttempts {
+		if attempt > 0 {
+			if err := sleep(ctx, rand.N(time.Duration(attempt)*5*time.Millisecond)); err != nil {
+				return time.Time{}, 0, fmt.Errorf("book slots of %s: %w", host, err)
+			}
+		}
+		var booked *int64
+		first, slot, booked, err = g.nextSlots(gate, delay)
+		if err != nil {
+			return time.Time{}, 0, fmt.Errorf("book slots of %s: %w", host, err)
+		}
+		cond, values := "attribute_not_exists(#bu)", map[string]types.AttributeValue{}
+		if booked != nil {
+			cond, values[":old"] = "#bu = :old", fxN(*booked)
+		}
+		values[":bu"], values[":host"] = fxN(msCeil(first.Add(time.Duration(max(n, 0))*slot))), fxS(host)
+		_, err = g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                           aws.String(g.db.t.Control),
+			Key:                                 gateKey(host),
+			UpdateExpression:                    aws.String("SET #bu = :bu, #host = :host"),
+			ConditionExpression:                 aws.String(cond),
+			ExpressionAttributeNames:            map[string]string{"#bu": gtBookedUntil, "#host": gtHost},
+			ExpressionAttributeValues:           values,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+		})
+		var refused *types.ConditionalCheckFailedException
+		switch {
+		case err == nil:
+			return first, slot, nil
+		case errors.As(err, &refused):
+			// Booked by another meanwhile (or the read was stale): the
+			// refusal brings the item as it is.
+			gate = refused.Item
+		default:
+			return time.Time{}, 0, fmt.Errorf("book slots of %s: %w", host, err)
+		}
+	}
+	return time.Time{}, 0, fmt.Errorf("book slots of %s: %d attempts lost to other bookings", host, bookAttempts)
+}
+
+// nextSlots reads a host's gate item for Book: when the next free slot
+// is, how long a slot is, and booked_until as it stands (nil: none).
+func (g *Gate) nextSlots(item map[string]types.AttributeValue, delay time.Duration) (time.Time, time.Duration, *int64, error) {
+	r := fxReader{m: item}
+	booked, next, last, took := r.optInt(gtBookedUntil), r.optInt(gtNextAllowed), r.optInt(gtLastDone), r.optInt(gtTook)
+	if r.err != nil {
+		return time.Time{}, 0, nil, fmt.Errorf("read gate: %w", r.err)
+	}
+	asked := max(delay, 0)
+	if next != nil && last != nil {
+		asked = max(asked, time.Duration(*next-*last)*time.Millisecond)
+	}
+	slot := asked
+	if took != nil {
+		slot += time.Duration(*took) * time.Millisecond
+	}
+	slot += slot * bookMargin / 100
+	first := g.db.now()
+	if next != nil {
+		first = laterOf(first, time.UnixMilli(*next))
+	}
+	if booked != nil {
+		first = laterOf(first, time.UnixMilli(*booked))
+	}
+	return first, slot, booked, nil
+}
+
+// bookedIn is how long until the slots booked for the host (Book) have
+// passed, as its gate item says (0: none left).
+func (g *Gate) bookedIn(item map[string]types.AttributeValue) time.Duration {
+	r := fxReader{m: item}
+	booked := r.optInt(gtBookedUntil)
+	if r.err != nil || booked == nil {
+		return 0
+	}
+	return max(time.UnixMilli(*booked).Sub(g.db.now()), 0)
+}
+
+// look returns the host's gate item, read eventually consistently (half
+// the read units of read's): Book's conditional write catches a stale
+// one, and a deferral's aim past the booked slots needs no precision.
+func (g *Gate) look(ctx context.Context, host string) (map[string]types.AttributeValue, error) {
+	out, err := g.db.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(g.db.t.Control), Key: gateKey(host)})
+	if err != nil {
+		return nil, fmt.Errorf("read gate: %w", err)
+	}
+	return out.Item, nil
+}
+
+// sleep waits d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

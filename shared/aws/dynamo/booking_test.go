@@ -1,0 +1,162 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+)
+
+// within reports whether got is want, give or take tol.
+func within(got, want, tol time.Duration) bool { return got >= want-tol && got <= want+tol }
+
+// TestGateBook: a host's bookings follow one another, from any
+// environment; a slot is the delay, or the longer one the host's last
+// request asked for, plus what that request took, and a tenth; and the
+// first slot is no sooner than the delay after the last request allows.
+func TestGateBook(t *testing.T) {
+	ctx := context.Background()
+	const tol = 150 * time.Millisecond
+	tests := []struct {
+		name string
+		// before leaves the host's gate in some state (nil: never used).
+		before func(t *testing.T, g *Gate, host string)
+		delay  time.Duration
+		// wantFirst is how long after the call the first slot is, and
+		// wantSlot how long a slot is.
+		wantFirst, wantSlot time.Duration
+	}{
+		{name: "a host never seen", delay: time.Second, wantSlot: 1100 * time.Millisecond},
+		{
+			name: "after a request that took 300 ms",
+			before: func(t *testing.T, g *Gate, host string) {
+				done := mustWaitHost(t, g, host, 2*time.Second)
+				time.Sleep(300 * time.Millisecond)
+				done()
+			},
+			delay:     time.Second,
+			wantFirst: 2 * time.Second, // the delay that request asked for
+			wantSlot:  (2*time.Second + 300*time.Millisecond) * 11 / 10,
+		},
+		{
+			name: "after booking 5 slots",
+			before: func(t *testing.T, g *Gate, host string) {
+				if _, _, err := g.Book(ctx, host, 5, 200*time.Millisecond); err != nil {
+					t.Fatal(err)
+				}
+			},
+			delay:     200 * time.Millisecond,
+			wantFirst: 5 * 220 * time.Millisecond,
+			wantSlot:  220 * time.Millisecond,
+		},
+		{
+			name: "after slots booked that have passed",
+			before: func(t *testing.T, g *Gate, host string) {
+				if _, _, err := g.Book(ctx, host, 2, 100*time.Millisecond); err != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(400 * time.Millisecond)
+			},
+			delay:    time.Second,
+			wantSlot: 1100 * time.Millisecond,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := testDB(t)
+			host := "book.example"
+			if tt.before != nil {
+				tt.before(t, NewGate(db, GateConfig{Lease: time.Minute}), host)
+			}
+			// Another environment books.
+			g := NewGate(otherEnvironment(t, db), GateConfig{})
+			now := time.Now()
+			first, slot, err := g.Book(ctx, host, 3, tt.delay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := first.Sub(now); !within(got, tt.wantFirst, tol) {
+				t.Errorf("first slot in %v, want %v", got, tt.wantFirst)
+			}
+			if !within(slot, tt.wantSlot, 10*time.Millisecond+tt.wantSlot/50) {
+				t.Errorf("slot %v, want %v", slot, tt.wantSlot)
+			}
+			// The next booking starts where this one ends.
+			next, _, err := g.Book(ctx, host, 1, tt.delay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := first.Add(3 * slot); !within(next.Sub(want), 0, 2*time.Millisecond) {
+				t.Errorf("next booking at %v, want %v", next, want)
+			}
+		})
+	}
+}
+
+// TestGateBookConcurrent: environments booking one host at once get
+// slots that do not overlap.
+func TestGateBookConcurrent(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	const envs, each = 4, 5
+	type booking struct{ from, to time.Time }
+	var (
+		mu  sync.Mutex
+		got []booking
+		wg  sync.WaitGroup
+	)
+	for range envs {
+		g := NewGate(otherEnvironment(t, db), GateConfig{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				first, slot, err := g.Book(ctx, "busy.example", 3, time.Second)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				got = append(got, booking{first, first.Add(3 * slot)})
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(got) != envs*each {
+		t.Fatalf("%d bookings, want %d", len(got), envs*each)
+	}
+	sort.Slice(got, func(i, j int) bool { return got[i].from.Before(got[j].from) })
+	for i := 1; i < len(got); i++ {
+		if got[i].from.Before(got[i-1].to) {
+			t.Errorf("booking %v-%v overlaps the one before, %v-%v", got[i].from, got[i].to, got[i-1].from, got[i-1].to)
+		}
+	}
+}
+
+// TestGateDefersPastBookedSlots: a task the gate gives up on is to come
+// back after the slots booked for the host's other tasks, not into one
+// of them.
+func TestGateDefersPastBookedSlots(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	srv, _ := loggingServer(t, 0)
+	host := hostOf(t, srv.URL)
+	holder := mustWaitHost(t, NewGate(db, GateConfig{Lease: time.Minute}), host, 0)
+	defer holder()
+	g := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute, MaxWait: 100 * time.Millisecond})
+	first, slot, err := g.Book(ctx, host, 10, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g.Wait(ctx, host, time.Second)
+	var busy *BusyError
+	if !errors.As(err, &busy) {
+		t.Fatalf("Wait = %v, want a *BusyError", err)
+	}
+	if want := time.Until(first.Add(10 * slot)); !within(busy.RetryAfter, want, 200*time.Millisecond) {
+		t.Errorf("retry after %v, want %v: after the booked slots", busy.RetryAfter, want)
+	}
+}
