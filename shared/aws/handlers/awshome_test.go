@@ -48,6 +48,10 @@ type awsHome struct {
 	clients  stack.Clients
 	queues   map[string]*sqsq.Queue // by name: enqueue, fetch, parse, summarize and their -dlq
 	db       *dynamo.DB
+	// schedule is the scheduler's handler (functions), which run sends
+	// the recrawl schedule's release event, as EventBridge would, when
+	// the queues have settled.
+	schedule func(context.Context, json.RawMessage) (any, error)
 
 	mu         sync.Mutex
 	deliveries map[string][]delivery // fetch tasks handed to a fetcher, by URL
@@ -174,6 +178,7 @@ func (h *awsHome) functions(envs int, env environment) ([]function, func(context
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	h.schedule = sched.Handle
 	return append(fs, function{"parse", p.Handle}, function{"summarize", s.Handle}), sched.Handle
 }
 
@@ -266,7 +271,9 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 		}()
 	}
 	// Settled: every queue empty, visible, in flight and delayed, three
-	// times in a row.
+	// times in a row, and then the schedule's release event releases
+	// nothing: a polite crawl's scheduler leaves a host's URLs past its
+	// spread's horizon due, for the schedule (SpreadingSender.Take).
 	for quiet := 0; quiet < 3 && ctx.Err() == nil; {
 		time.Sleep(500 * time.Millisecond)
 		busy := false
@@ -278,8 +285,10 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 		}
 		if busy {
 			quiet = 0
-		} else {
-			quiet++
+			continue
+		}
+		if quiet++; quiet == 3 && h.schedule != nil && h.releasedOnSchedule(ctx) {
+			quiet = 0
 		}
 	}
 	if ctx.Err() != nil {
@@ -287,6 +296,18 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 	}
 	cancel()
 	wg.Wait()
+}
+
+// releasedOnSchedule sends the schedule's release event to the
+// scheduler and reports whether it released anything.
+func (h *awsHome) releasedOnSchedule(ctx context.Context) bool {
+	out, err := h.schedule(ctx, json.RawMessage(`{"source":"crawler.schedule","action":"release"}`))
+	if err != nil {
+		h.t.Errorf("schedule event: %v", err)
+		return false
+	}
+	n, _ := out.(map[string]int)
+	return n["released"]+n["requeued"] > 0
 }
 
 // eventBatching is the BatchSize and MaximumBatchingWindowInSeconds of

@@ -302,3 +302,82 @@ func TestSpreadingSenderContinues(t *testing.T) {
 		}
 	}
 }
+
+// booker books slots as dynamo.Gate.Book does, in memory: each host's
+// first slot two seconds on, a slot 1.5 times the delay; c.test fails.
+type booker struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (b *booker) Book(_ context.Context, host string, n int, delay time.Duration) (time.Time, time.Duration, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.calls = append(b.calls, fmt.Sprintf("%s %d %v", host, n, delay))
+	if host == "c.test" {
+		return time.Time{}, 0, errors.New("throttled")
+	}
+	return time.Now().Add(2 * time.Second), delay * 3 / 2, nil
+}
+
+// TestSpreadingSenderBooks: a send books each host's slots once, for
+// all its tasks, with the longer of the sender's and the site's delay,
+// and delays each task to its slot; a host whose booking fails is spaced
+// from the sender's memory.
+func TestSpreadingSenderBooks(t *testing.T) {
+	q, b := &queue{}, &booker{}
+	s := &scheduler.SpreadingSender{Queue: q, Delay: time.Second, Slots: b, Log: slog.New(slog.DiscardHandler)}
+	task := func(u string, delayMS int64) []byte {
+		out, _ := json.Marshal(crawl.FetchTask{URL: u, CrawlUUID: "c", DelayMS: delayMS})
+		return out
+	}
+	err := s.Send(context.Background(), task("http://a.test/1", 0), task("http://b.test/1", 4000), task("http://a.test/2", 0),
+		task("http://c.test/1", 0), task("http://a.test/3", 0), task("http://c.test/2", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a.test 3 1s", "b.test 1 4s", "c.test 2 1s"}; !slices.Equal(b.calls, want) {
+		t.Errorf("booked %q, want %q", b.calls, want)
+	}
+	want := []time.Duration{2 * time.Second, 2 * time.Second, 3500 * time.Millisecond, 0, 5 * time.Second, time.Second}
+	if len(q.sent) != len(want) || q.calls != 1 {
+		t.Fatalf("sent %+v in %d calls, want %d tasks in 1", q.sent, q.calls, len(want))
+	}
+	for i, m := range q.sent {
+		if m.delay > want[i]+100*time.Millisecond || m.delay < want[i]-100*time.Millisecond {
+			t.Errorf("task %d delayed %v, want %v", i, m.delay, want[i])
+		}
+	}
+}
+
+// TestSpreadingSenderRoom: the scheduler releases a host's tasks only
+// as far as ten minutes ahead, counting those taken and not yet sent and
+// the slots already booked; another host has its own room.
+func TestSpreadingSenderRoom(t *testing.T) {
+	q := &queue{}
+	s := &scheduler.SpreadingSender{Queue: q, Delay: 2 * time.Minute}
+	var taken int
+	for s.Take("a.test") {
+		taken++
+		if taken > 100 {
+			t.Fatal("Take never refuses")
+		}
+	}
+	if taken != 5 {
+		t.Errorf("took %d tasks of a.test at a 2-minute delay, want 5 (ten minutes)", taken)
+	}
+	if !s.Take("b.test") {
+		t.Error("b.test had no room: another host's tasks took it")
+	}
+	task := func(u string) []byte {
+		b, _ := json.Marshal(crawl.FetchTask{URL: u, CrawlUUID: "c"})
+		return b
+	}
+	// Two of a.test's sent: booked, no longer taken; still no room.
+	if err := s.Send(context.Background(), task("http://a.test/1"), task("http://a.test/2")); err != nil {
+		t.Fatal(err)
+	}
+	if s.Take("a.test") {
+		t.Error("a.test had room with ten minutes of tasks booked or taken")
+	}
+}

@@ -67,6 +67,19 @@ type Policy struct {
 	// its own. The embedded home releases as fetch workers free up, so
 	// it leaves it off.
 	ReleaseOnAdmit bool
+	// Room, if set, bounds how many tasks of one host are released ahead
+	// of its fetches: a candidate of a host without room stays due (or
+	// stale) and is released by a later run.
+	Room HostRoom
+}
+
+// HostRoom says whether one more fetch task of host may be released now,
+// and counts it if so. The AWS home spreads a host's tasks over SQS
+// delays, which end 15 minutes on: released further ahead, tasks came at
+// that cap all at once, or stayed queued past the time after which they
+// are released again as lost (docs/aws.md, "Politeness").
+type HostRoom interface {
+	Take(host string) bool
 }
 
 // Scheduler is the schedule stage.
@@ -586,6 +599,9 @@ func (s *Scheduler) releaseNow(c *crawl.Candidate) *crawl.FetchTask {
 	if !s.policy.ReleaseOnAdmit || c.State != crawl.StateDue || c.DueAt > now {
 		return nil
 	}
+	if s.policy.Room != nil && !s.policy.Room.Take(c.Host) {
+		return nil
+	}
 	t := s.queue(c, s.siteOf(c.URL), now)
 	return &t
 }
@@ -633,6 +649,9 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 			if err := s.store.PutCandidate(ctx, c); err != nil && !errors.Is(err, crawl.ErrConflict) {
 				errs = append(errs, fmt.Errorf("hold %s: %w", c.URL, err))
 			}
+			continue
+		}
+		if s.policy.Room != nil && !s.policy.Room.Take(c.Host) {
 			continue
 		}
 		task := s.queue(&c, site, now)

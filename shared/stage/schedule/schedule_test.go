@@ -1082,3 +1082,59 @@ func TestReleaseOnAdmit(t *testing.T) {
 		t.Errorf("Requeue sent %+v; want a new crawl of %s", snd.tasks(t)[before:], lost.URL)
 	}
 }
+
+// room lets n tasks of each host through (HostRoom).
+type room struct {
+	n     int
+	taken map[string]int
+}
+
+func (r *room) Take(host string) bool {
+	if r.taken[host] >= r.n {
+		return false
+	}
+	r.taken[host]++
+	return true
+}
+
+// TestReleaseWithinRoom: a host's candidates past its room stay due, on
+// admission as on release, and go out once it has room again.
+func TestReleaseWithinRoom(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	p := noLimit()
+	p.ReleaseOnAdmit = true
+	r := &room{n: 2, taken: map[string]int{}}
+	p.Room = r
+	s, snd := newScheduler(t, db, p)
+	admitAll(t, s, seed(home), seed("http://other.example/"))
+	setState(t, db, home, crawl.StateDue, testNow.Add(time.Hour).Unix())
+	setState(t, db, "http://other.example/", crawl.StateDue, testNow.Add(time.Hour).Unix())
+	r.taken = map[string]int{}
+	seeds := len(snd.tasks(t))
+	page := crawl.EnqueueEvent{URLs: []string{"http://example.com/a", "http://example.com/b", "http://example.com/c",
+		"http://other.example/a"}, Parent: home, Hops: 1}
+	if err := s.AdmitEach(ctx, page, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, task := range snd.tasks(t)[seeds:] {
+		got = append(got, task.URL)
+	}
+	if want := []string{"http://example.com/a", "http://example.com/b", "http://other.example/a"}; !slices.Equal(got, want) {
+		t.Errorf("released on admission %q, want %q", got, want)
+	}
+	if c := mustGet(t, db, "http://example.com/c"); c.State != crawl.StateDue {
+		t.Errorf("the link past the host's room is %s, want due", c.State)
+	}
+	if n, err := s.Release(ctx, 10); err != nil || n != 0 {
+		t.Errorf("Release = %d, %v; want nothing while the host has no room", n, err)
+	}
+	r.taken["example.com"] = 0
+	if n, err := s.Release(ctx, 10); err != nil || n != 1 {
+		t.Errorf("Release = %d, %v; want the one left, now that the host has room", n, err)
+	}
+	if c := mustGet(t, db, "http://example.com/c"); c.State != crawl.StateQueued {
+		t.Errorf("after the release: %s, want queued", c.State)
+	}
+}

@@ -37,10 +37,11 @@ func New(ctx context.Context, e handlers.Env) (*Scheduler, error) {
 	// The tasks that admissions release (ReleaseOnAdmit) go out once the
 	// batch is handled, in one spread for the whole batch
 	// (sqsbatch.Gather); a release outside a batch sends at once.
-	fetchQ := sqsbatch.Gather(&SpreadingSender{Queue: sqsq.New(c.SQS, s.FetchQueue), Delay: s.Delay})
+	spread := &SpreadingSender{Queue: sqsq.New(c.SQS, s.FetchQueue), Delay: s.Delay,
+		Slots: dynamo.NewGate(db, dynamo.GateConfig{}), Log: e.Log}
 	h := &Scheduler{
-		Sched: schedule.New(db, fetchQ, schedule.Policy{MaxDepth: s.MaxDepth, KillOutOfScope: !s.RecordOutOfScope,
-			ReleaseOnAdmit: true}, e.Log),
+		Sched: schedule.New(db, sqsbatch.Gather(spread), schedule.Policy{MaxDepth: s.MaxDepth, KillOutOfScope: !s.RecordOutOfScope,
+			ReleaseOnAdmit: true, Room: spread}, e.Log),
 		Status: db,
 		Batch: sqsbatch.Processor{Queue: "enqueue", DeadLetters: sqsq.New(c.SQS, s.DeadLetterQueue),
 			Visibility: handlers.Visibility{Queue: sqsq.New(c.SQS, s.EnqueueQueue)}, Log: e.Log},
@@ -244,21 +245,91 @@ type DelayedSender interface {
 	SendEach(ctx context.Context, msgs ...sqsq.Delayed) error
 }
 
-// SpreadingSender sends fetch tasks spaced per host: each task for a
-// host is sent to be visible a delay after the last one this sender
-// sent for it, so tasks reach the fetcher about when the host's
-// politeness allows them, instead of all at once to be deferred again
-// and again. It remembers each host's next slot across its sends (a
-// warm scheduler's admission batches follow one another: each starting
-// its spread at zero had them overlap, and the fetchers wait or defer
-// what overlaps). SQS caps a message delay at 15 minutes, and rounds
-// it up to whole seconds.
+// SpreadingSender sends fetch tasks spaced per host: each task of a
+// host is sent to be visible in a slot of its own, so tasks reach the
+// fetcher about when the host's politeness lets them through, instead
+// of all at once to be deferred again and again. The slots are booked
+// in the host's gate item (Slots, dynamo.Gate.Book), which every
+// scheduler environment's sends and the fetchers' requests share: a
+// host's tasks continue after those sent before, by this environment or
+// another, and a slot is as long as the host's requests have taken
+// with their delay. Without Slots, or when a booking fails, the sender
+// spaces a host's tasks a delay apart after the last one it sent itself.
+// SQS caps a message delay at 15 minutes, and rounds it up to whole
+// seconds; so the sender is also the scheduler's HostRoom, which
+// releases a host's tasks only as far as spreadHorizon ahead.
 type SpreadingSender struct {
 	Queue DelayedSender
 	Delay time.Duration
+	Slots Booker
+	Log   *slog.Logger
 
-	mu   sync.Mutex
-	next map[string]time.Time // host: when its next task may be visible
+	mu    sync.Mutex
+	hosts map[string]*spread
+}
+
+// spread is what a SpreadingSender knows of one host's slots.
+type spread struct {
+	end   time.Time     // when the slots booked last end
+	slot  time.Duration // how long the last booking's slots were
+	taken int           // tasks released (Take) and not yet sent
+	since time.Time     // when the first of those was taken
+}
+
+// spreadHorizon is how far ahead a host's tasks are released: below SQS's
+// 15-minute cap on a message's delay, and well below the scheduler's
+// StaleAfter, after which a queued task not yet fetched is released
+// again.
+const spreadHorizon = 10 * time.Minute
+
+// takenFor is how long a task taken but never sent (its batch failed)
+// counts against its host's room.
+const takenFor = 2 * time.Minute
+
+// Take implements schedule.HostRoom: whether one more task of host fits
+// before spreadHorizon, after the slots booked and the tasks taken.
+func (s *SpreadingSender) Take(host string) bool {
+	if s.Delay <= 0 || host == "" {
+		return true
+	}
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.host(host, now)
+	if h.taken > 0 && now.Sub(h.since) > takenFor {
+		h.taken = 0
+	}
+	slot := h.slot
+	if slot <= 0 {
+		slot = s.Delay
+	}
+	if laterOf(now, h.end).Add(time.Duration(h.taken+1) * slot).After(now.Add(spreadHorizon)) {
+		return false
+	}
+	if h.taken == 0 {
+		h.since = now
+	}
+	h.taken++
+	return true
+}
+
+// host is host's spread, made if new (under s.mu).
+func (s *SpreadingSender) host(host string, now time.Time) *spread {
+	if s.hosts == nil || len(s.hosts) > maxSpreadHosts {
+		s.hosts = s.pruned(now)
+	}
+	h := s.hosts[host]
+	if h == nil {
+		h = &spread{}
+		s.hosts[host] = h
+	}
+	return h
+}
+
+// Booker books a host's slots for n tasks and says when the first is and
+// how far apart they are (dynamo.Gate.Book).
+type Booker interface {
+	Book(ctx context.Context, host string, n int, delay time.Duration) (first time.Time, slot time.Duration, err error)
 }
 
 // Check returns the error Send would return for a body the queue would
@@ -273,14 +344,12 @@ func (s *SpreadingSender) Check(bodies ...[]byte) error {
 // Send implements the scheduler's Sender. The tasks go ten to a
 // SendMessageBatch call whatever their delays (SQS takes a delay per
 // entry): sent a call per delay, a polite crawl of one host paid a
-// request per task.
+// request per task. A host's delay is the sender's, or its site's
+// request delay (the task's) where that is longer.
 func (s *SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
-	msgs := make([]sqsq.Delayed, len(bodies))
-	now := time.Now()
-	s.mu.Lock()
-	if s.next == nil || len(s.next) > maxSpreadHosts {
-		s.next = s.pruned(now)
-	}
+	var hosts []string
+	tasks := map[string][]int{}
+	delays := map[string]time.Duration{}
 	for i, b := range bodies {
 		var t crawl.FetchTask
 		host := ""
@@ -289,30 +358,74 @@ func (s *SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
 				host = u.Host
 			}
 		}
-		at := now
-		if n := s.next[host]; n.After(now) {
-			at = n
+		if _, ok := tasks[host]; !ok {
+			hosts = append(hosts, host)
 		}
-		d := min(at.Sub(now), sqsq.MaxDelay)
-		msgs[i] = sqsq.Delayed{Body: b, Delay: d}
-		// Past SQS's cap the tasks all come at the cap: the next slot
-		// stays a delay after it, not further on.
-		s.next[host] = now.Add(d + s.Delay)
+		tasks[host] = append(tasks[host], i)
+		delays[host] = max(delays[host], s.Delay, time.Duration(t.DelayMS)*time.Millisecond)
 	}
-	s.mu.Unlock()
+	msgs := make([]sqsq.Delayed, len(bodies))
+	now := time.Now()
+	for _, host := range hosts {
+		first, slot := now, time.Duration(0)
+		if d := delays[host]; d > 0 {
+			first, slot = s.book(ctx, host, len(tasks[host]), d, now)
+		}
+		for k, i := range tasks[host] {
+			at := first.Add(time.Duration(k) * slot)
+			msgs[i] = sqsq.Delayed{Body: bodies[i], Delay: min(max(at.Sub(now), 0), sqsq.MaxDelay)}
+		}
+	}
 	return s.Queue.SendEach(ctx, msgs...)
 }
 
+// book books n slots of host: in its gate item, or in this sender's
+// memory; either way it remembers where they end, for Take.
+func (s *SpreadingSender) book(ctx context.Context, host string, n int, delay time.Duration, now time.Time) (time.Time, time.Duration) {
+	first, slot, err := time.Time{}, time.Duration(0), error(nil)
+	if s.Slots != nil && host != "" {
+		if first, slot, err = s.Slots.Book(ctx, host, n, delay); err != nil && s.Log != nil {
+			s.Log.WarnContext(ctx, "spread fetch tasks: booking failed, spaced from this environment's memory", "host", host, "error", err)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.host(host, now)
+	h.taken = max(h.taken-n, 0)
+	if s.Slots == nil || host == "" || err != nil {
+		first, slot = laterOf(now, h.end), delay
+	}
+	// Past SQS's cap the tasks all come at the cap: the next slot stays a
+	// delay after it, not further on.
+	h.end, h.slot = minTime(first.Add(time.Duration(n)*slot), now.Add(sqsq.MaxDelay+slot)), slot
+	return first, slot
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
 // maxSpreadHosts bounds the hosts a SpreadingSender remembers: past it,
-// those whose next slot has come are forgotten.
+// those whose slots have passed, with no task taken, are forgotten.
 const maxSpreadHosts = 10000
 
-// pruned is s.next without the hosts whose next slot is not after now.
-func (s *SpreadingSender) pruned(now time.Time) map[string]time.Time {
-	out := map[string]time.Time{}
-	for h, t := range s.next {
-		if t.After(now) {
-			out[h] = t
+// pruned is s.hosts without the hosts whose slots have passed and that
+// have no task taken.
+func (s *SpreadingSender) pruned(now time.Time) map[string]*spread {
+	out := map[string]*spread{}
+	for host, h := range s.hosts {
+		if h.end.After(now) || h.taken > 0 {
+			out[host] = h
 		}
 	}
 	return out
