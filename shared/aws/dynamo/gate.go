@@ -174,10 +174,12 @@ func (e *BusyError) Later() time.Duration { return e.RetryAfter }
 // A task given up on is best handled again after the slots booked for
 // the host's other tasks (Book): sooner, it would come in one of theirs.
 // So a BusyError's RetryAfter is at least until those slots have passed.
+// (With no delay nothing is booked: the scheduler spreads tasks only
+// over a delay, which the fetcher asks for too.)
 func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error) {
 	done, err = g.take(ctx, host, delay)
 	var busy *BusyError
-	if errors.As(err, &busy) {
+	if errors.As(err, &busy) && delay > 0 {
 		if item, rerr := g.look(ctx, host); rerr == nil {
 			busy.RetryAfter = max(busy.RetryAfter, g.bookedIn(item))
 		}

@@ -357,7 +357,7 @@ func TestSpreadingSenderRoom(t *testing.T) {
 	q := &queue{}
 	s := &scheduler.SpreadingSender{Queue: q, Delay: 2 * time.Minute}
 	var taken int
-	for s.Take("a.test") {
+	for s.Take("a.test", 0) {
 		taken++
 		if taken > 100 {
 			t.Fatal("Take never refuses")
@@ -366,7 +366,7 @@ func TestSpreadingSenderRoom(t *testing.T) {
 	if taken != 5 {
 		t.Errorf("took %d tasks of a.test at a 2-minute delay, want 5 (ten minutes)", taken)
 	}
-	if !s.Take("b.test") {
+	if !s.Take("b.test", 0) {
 		t.Error("b.test had no room: another host's tasks took it")
 	}
 	task := func(u string) []byte {
@@ -377,7 +377,21 @@ func TestSpreadingSenderRoom(t *testing.T) {
 	if err := s.Send(context.Background(), task("http://a.test/1"), task("http://a.test/2")); err != nil {
 		t.Fatal(err)
 	}
-	if s.Take("a.test") {
+	if s.Take("a.test", 0) {
 		t.Error("a.test had room with ten minutes of tasks booked or taken")
+	}
+	// With no delay of its own, a sender bounds a host whose site asks
+	// for one.
+	free := &scheduler.SpreadingSender{Queue: q}
+	for taken = 0; free.Take("c.test", 5*time.Minute); taken++ {
+		if taken > 100 {
+			t.Fatal("Take never refuses a host with a site delay")
+		}
+	}
+	if taken != 2 {
+		t.Errorf("took %d tasks of c.test at its site's 5-minute delay, want 2", taken)
+	}
+	if !free.Take("d.test", 0) {
+		t.Error("a host with no delay at all was refused")
 	}
 }

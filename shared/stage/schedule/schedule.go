@@ -74,12 +74,13 @@ type Policy struct {
 }
 
 // HostRoom says whether one more fetch task of host may be released now,
-// and counts it if so. The AWS home spreads a host's tasks over SQS
+// and counts it if so; delay is the request delay of the task's site (0:
+// the crawl's default). The AWS home spreads a host's tasks over SQS
 // delays, which end 15 minutes on: released further ahead, tasks came at
 // that cap all at once, or stayed queued past the time after which they
 // are released again as lost (docs/aws.md, "Politeness").
 type HostRoom interface {
-	Take(host string) bool
+	Take(host string, delay time.Duration) bool
 }
 
 // Scheduler is the schedule stage.
@@ -599,11 +600,25 @@ func (s *Scheduler) releaseNow(c *crawl.Candidate) *crawl.FetchTask {
 	if !s.policy.ReleaseOnAdmit || c.State != crawl.StateDue || c.DueAt > now {
 		return nil
 	}
-	if s.policy.Room != nil && !s.policy.Room.Take(c.Host) {
+	site := s.siteOf(c.URL)
+	if !s.hasRoom(c, site) {
 		return nil
 	}
-	t := s.queue(c, s.siteOf(c.URL), now)
+	t := s.queue(c, site, now)
 	return &t
+}
+
+// hasRoom takes room for one more task of c's host (Policy.Room), with
+// its site's request delay.
+func (s *Scheduler) hasRoom(c *crawl.Candidate, site *crawl.CompiledSite) bool {
+	if s.policy.Room == nil {
+		return true
+	}
+	var delay time.Duration
+	if site != nil && site.ID == c.SiteID {
+		delay = time.Duration(site.RequestDelay) * time.Millisecond
+	}
+	return s.policy.Room.Take(c.Host, delay)
 }
 
 // sendTasks sends fetch tasks, in one Send.
@@ -651,7 +666,7 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 			}
 			continue
 		}
-		if s.policy.Room != nil && !s.policy.Room.Take(c.Host) {
+		if !s.hasRoom(&c, site) {
 			continue
 		}
 		task := s.queue(&c, site, now)

@@ -1089,7 +1089,7 @@ type room struct {
 	taken map[string]int
 }
 
-func (r *room) Take(host string) bool {
+func (r *room) Take(host string, _ time.Duration) bool {
 	if r.taken[host] >= r.n {
 		return false
 	}

@@ -287,9 +287,11 @@ const spreadHorizon = 10 * time.Minute
 const takenFor = 2 * time.Minute
 
 // Take implements schedule.HostRoom: whether one more task of host fits
-// before spreadHorizon, after the slots booked and the tasks taken.
-func (s *SpreadingSender) Take(host string) bool {
-	if s.Delay <= 0 || host == "" {
+// before spreadHorizon, after the slots booked and the tasks taken. A
+// site's request delay, when longer than the sender's, spaces them.
+func (s *SpreadingSender) Take(host string, delay time.Duration) bool {
+	delay = max(delay, s.Delay)
+	if delay <= 0 || host == "" {
 		return true
 	}
 	now := time.Now()
@@ -301,7 +303,7 @@ func (s *SpreadingSender) Take(host string) bool {
 	}
 	slot := h.slot
 	if slot <= 0 {
-		slot = s.Delay
+		slot = delay
 	}
 	if laterOf(now, h.end).Add(time.Duration(h.taken+1) * slot).After(now.Add(spreadHorizon)) {
 		return false
