@@ -160,3 +160,31 @@ func TestGateDefersPastBookedSlots(t *testing.T) {
 		t.Errorf("retry after %v, want %v: after the booked slots", busy.RetryAfter, want)
 	}
 }
+
+// TestGateLooksBeforeItTakes: a polite fetch that comes while the delay
+// after another environment's request is still running reads the gate,
+// waits, and takes it with one write, none refused; so does one for a
+// free host. (A take refused is a billed write unit: at a 1 s delay SQS's
+// whole seconds brought most tasks a little early.)
+func TestGateLooksBeforeItTakes(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	mustWaitHost(t, NewGate(db, GateConfig{Lease: time.Minute}), "early.example", 300*time.Millisecond)()
+	rc := &refusalCounter{API: testClient(t)}
+	g := NewGate(New(rc, db.t), GateConfig{Lease: time.Minute, MaxWait: 5 * time.Second})
+	start := time.Now()
+	for _, host := range []string{"early.example", "free.example"} {
+		done, err := g.Wait(ctx, host, 200*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done()
+	}
+	if took := time.Since(start); took < 250*time.Millisecond {
+		t.Errorf("took the host after %v: the delay after the last request (300 ms) did not hold", took)
+	}
+	// Two takes and two releases, none refused.
+	if rc.writes != 4 || rc.refused != 0 {
+		t.Errorf("%d writes, %d refused; want 4 and none", rc.writes, rc.refused)
+	}
+}

@@ -388,14 +388,26 @@ func (g *Gate) leave(host string, lt *localTurn) {
 // alone, until deadline.
 func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadline, remote time.Time) (slot, error) {
 	token := uuid.NewString()
+	// A fetch with a delay looks before it takes. The scheduler books a
+	// host's tasks a slot apart, but SQS delivers them at whole seconds:
+	// at a 1 s delay most came a few milliseconds before the delay after
+	// the last request had run, and their first take was refused, 0.6
+	// write units a page (BENCHMARKS.md, "#15, 2026-11-28 (later)").
+	look := delay > 0
 	for {
-		until, held, err := g.acquire(ctx, host, token, delay)
-		if err != nil {
-			return slot{}, fmt.Errorf("politeness gate of %s: %w", host, err)
+		var held map[string]types.AttributeValue
+		looking := look
+		if !look {
+			until, refused, err := g.acquire(ctx, host, token, delay)
+			if err != nil {
+				return slot{}, fmt.Errorf("politeness gate of %s: %w", host, err)
+			}
+			if !until.IsZero() {
+				return slot{token: token, until: until}, nil
+			}
+			held = refused
 		}
-		if !until.IsZero() {
-			return slot{token: token, until: until}, nil
-		}
+		look = false
 		// Refused: the write brought the gate back with it (an endpoint
 		// that does not send it is asked). Until the gate looks free, it
 		// is read again, not written: a refused write is billed a write
@@ -403,6 +415,7 @@ func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadl
 		// that.
 		for {
 			if len(held) == 0 {
+				var err error
 				if held, err = g.read(ctx, host); err != nil {
 					return slot{}, fmt.Errorf("politeness gate of %s: %w", host, err)
 				}
@@ -414,6 +427,9 @@ func (g *Gate) wait(ctx context.Context, host string, delay time.Duration, deadl
 			limit := deadline
 			if inFlight {
 				limit = remote
+			}
+			if wait <= 0 && looking {
+				break // free at a look: taken now, whatever the deadline
 			}
 			if g.db.now().Add(wait).After(limit) {
 				return slot{}, &BusyError{Host: host, RetryAfter: wait, elsewhere: inFlight && remote.Before(deadline)}
