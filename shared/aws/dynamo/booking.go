@@ -17,13 +17,17 @@ import (
 // early waits for it in the Lambda.
 const bookMargin = 10 // percent
 
+// maxTook bounds the part of a slot that is the last request's duration.
+const maxTook = 10 * time.Second
+
 // bookAttempts bounds Book's conditional writes when others book the
 // same host at once; between them it waits a little, longer each time.
 const bookAttempts = 16
 
-// Book books n consecutive slots of host for tasks that are to come to
-// the gate one at a time, and returns when the first one is and how far
-// apart they are. They start once the slots booked before have passed
+// Book books up to n consecutive slots of host for tasks that are to
+// come to the gate one at a time, those that start before until (zero:
+// all n), and returns when the first one is, how far apart they are and
+// how many it booked. They start once the slots booked before have passed
 // (booked_until, which every environment's bookings move on: one
 // conditional write a call) and the delay after the last request is
 // over. A slot is the delay (or the longer one the host's last request
@@ -38,30 +42,37 @@ const bookAttempts = 16
 // slots the spread had given to others: at a 1 s delay a page was
 // delivered 2.5 times, and each delivery waited on the gate in the
 // Lambda (BENCHMARKS.md, "#15, 2026-11-28").
-func (g *Gate) Book(ctx context.Context, host string, n int, delay time.Duration) (first time.Time, slot time.Duration, err error) {
+func (g *Gate) Book(ctx context.Context, host string, n int, delay time.Duration, until time.Time) (first time.Time, slot time.Duration, k int, err error) {
 	if host == "" {
-		return time.Time{}, 0, errors.New("book slots: empty host")
+		return time.Time{}, 0, 0, errors.New("book slots: empty host")
 	}
 	gate, err := g.look(ctx, host)
 	if err != nil {
-		return time.Time{}, 0, fmt.Errorf("book slots of %s: %w", host, err)
+		return time.Time{}, 0, 0, fmt.Errorf("book slots of %s: %w", host, err)
 	}
 	for attempt := range bookAttempts {
 		if attempt > 0 {
 			if err := sleep(ctx, rand.N(time.Duration(attempt)*5*time.Millisecond)); err != nil {
-				return time.Time{}, 0, fmt.Errorf("book slots of %s: %w", host, err)
+				return time.Time{}, 0, 0, fmt.Errorf("book slots of %s: %w", host, err)
 			}
 		}
 		var booked *int64
 		first, slot, booked, err = g.nextSlots(gate, delay)
 		if err != nil {
-			return time.Time{}, 0, fmt.Errorf("book slots of %s: %w", host, err)
+			return time.Time{}, 0, 0, fmt.Errorf("book slots of %s: %w", host, err)
+		}
+		k = max(n, 0)
+		if !until.IsZero() && slot > 0 {
+			k = min(k, max(int((until.Sub(first)+slot-1)/slot), 0))
+		}
+		if k == 0 {
+			return first, slot, 0, nil
 		}
 		cond, values := "attribute_not_exists(#bu)", map[string]types.AttributeValue{}
 		if booked != nil {
 			cond, values[":old"] = "#bu = :old", fxN(*booked)
 		}
-		values[":bu"], values[":host"] = fxN(msCeil(first.Add(time.Duration(max(n, 0))*slot))), fxS(host)
+		values[":bu"], values[":host"] = fxN(msCeil(first.Add(time.Duration(k)*slot))), fxS(host)
 		_, err = g.db.api.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                           aws.String(g.db.t.Control),
 			Key:                                 gateKey(host),
@@ -74,16 +85,21 @@ func (g *Gate) Book(ctx context.Context, host string, n int, delay time.Duration
 		var refused *types.ConditionalCheckFailedException
 		switch {
 		case err == nil:
-			return first, slot, nil
+			return first, slot, k, nil
 		case errors.As(err, &refused):
 			// Booked by another meanwhile (or the read was stale): the
-			// refusal brings the item as it is.
-			gate = refused.Item
+			// refusal brings the item as it is (an endpoint that does not
+			// send it is asked).
+			if gate = refused.Item; len(gate) == 0 {
+				if gate, err = g.read(ctx, host); err != nil {
+					return time.Time{}, 0, 0, fmt.Errorf("book slots of %s: %w", host, err)
+				}
+			}
 		default:
-			return time.Time{}, 0, fmt.Errorf("book slots of %s: %w", host, err)
+			return time.Time{}, 0, 0, fmt.Errorf("book slots of %s: %w", host, err)
 		}
 	}
-	return time.Time{}, 0, fmt.Errorf("book slots of %s: %d attempts lost to other bookings", host, bookAttempts)
+	return time.Time{}, 0, 0, fmt.Errorf("book slots of %s: %d attempts lost to other bookings", host, bookAttempts)
 }
 
 // nextSlots reads a host's gate item for Book: when the next free slot
@@ -100,28 +116,23 @@ func (g *Gate) nextSlots(item map[string]types.AttributeValue, delay time.Durati
 	}
 	slot := asked
 	if took != nil {
-		slot += time.Duration(*took) * time.Millisecond
+		// One slow answer (a Retry-After slept through) should not
+		// stretch a whole booking.
+		slot += min(time.Duration(*took)*time.Millisecond, maxTook)
 	}
 	slot += slot * bookMargin / 100
 	first := g.db.now()
 	if next != nil {
 		first = laterOf(first, time.UnixMilli(*next))
 	}
+	if last != nil {
+		// The delay these tasks ask for, from the last request's end.
+		first = laterOf(first, time.UnixMilli(*last+durCeilMS(asked)))
+	}
 	if booked != nil {
 		first = laterOf(first, time.UnixMilli(*booked))
 	}
 	return first, slot, booked, nil
-}
-
-// bookedIn is how long until the slots booked for the host (Book) have
-// passed, as its gate item says (0: none left).
-func (g *Gate) bookedIn(item map[string]types.AttributeValue) time.Duration {
-	r := fxReader{m: item}
-	booked := r.optInt(gtBookedUntil)
-	if r.err != nil || booked == nil {
-		return 0
-	}
-	return max(time.UnixMilli(*booked).Sub(g.db.now()), 0)
 }
 
 // look returns the host's gate item, read eventually consistently (half

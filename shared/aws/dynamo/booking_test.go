@@ -41,9 +41,18 @@ func TestGateBook(t *testing.T) {
 			wantSlot:  (2*time.Second + 300*time.Millisecond) * 11 / 10,
 		},
 		{
+			name: "after a request whose delay was shorter than this one",
+			before: func(t *testing.T, g *Gate, host string) {
+				mustWaitHost(t, g, host, 100*time.Millisecond)()
+			},
+			delay:     2 * time.Second,
+			wantFirst: 2 * time.Second, // this delay, from the last request's end
+			wantSlot:  2200 * time.Millisecond,
+		},
+		{
 			name: "after booking 5 slots",
 			before: func(t *testing.T, g *Gate, host string) {
-				if _, _, err := g.Book(ctx, host, 5, 200*time.Millisecond); err != nil {
+				if _, _, _, err := g.Book(ctx, host, 5, 200*time.Millisecond, time.Time{}); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -54,7 +63,7 @@ func TestGateBook(t *testing.T) {
 		{
 			name: "after slots booked that have passed",
 			before: func(t *testing.T, g *Gate, host string) {
-				if _, _, err := g.Book(ctx, host, 2, 100*time.Millisecond); err != nil {
+				if _, _, _, err := g.Book(ctx, host, 2, 100*time.Millisecond, time.Time{}); err != nil {
 					t.Fatal(err)
 				}
 				time.Sleep(400 * time.Millisecond)
@@ -73,7 +82,7 @@ func TestGateBook(t *testing.T) {
 			// Another environment books.
 			g := NewGate(otherEnvironment(t, db), GateConfig{})
 			now := time.Now()
-			first, slot, err := g.Book(ctx, host, 3, tt.delay)
+			first, slot, _, err := g.Book(ctx, host, 3, tt.delay, time.Time{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,7 +93,7 @@ func TestGateBook(t *testing.T) {
 				t.Errorf("slot %v, want %v", slot, tt.wantSlot)
 			}
 			// The next booking starts where this one ends.
-			next, _, err := g.Book(ctx, host, 1, tt.delay)
+			next, _, _, err := g.Book(ctx, host, 1, tt.delay, time.Time{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +122,7 @@ func TestGateBookConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				first, slot, err := g.Book(ctx, "busy.example", 3, time.Second)
+				first, slot, _, err := g.Book(ctx, "busy.example", 3, time.Second, time.Time{})
 				if err != nil {
 					t.Error(err)
 					return
@@ -147,7 +156,7 @@ func TestGateDefersPastBookedSlots(t *testing.T) {
 	holder := mustWaitHost(t, NewGate(db, GateConfig{Lease: time.Minute}), host, 0)
 	defer holder()
 	g := NewGate(otherEnvironment(t, db), GateConfig{Lease: time.Minute, MaxWait: 100 * time.Millisecond})
-	first, slot, err := g.Book(ctx, host, 10, time.Second)
+	first, slot, _, err := g.Book(ctx, host, 10, time.Second, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,8 +165,45 @@ func TestGateDefersPastBookedSlots(t *testing.T) {
 	if !errors.As(err, &busy) {
 		t.Fatalf("Wait = %v, want a *BusyError", err)
 	}
-	if want := time.Until(first.Add(10 * slot)); !within(busy.RetryAfter, want, 200*time.Millisecond) {
+	end := first.Add(10 * slot)
+	if want := time.Until(end); !within(busy.RetryAfter, want, 200*time.Millisecond) {
 		t.Errorf("retry after %v, want %v: after the booked slots", busy.RetryAfter, want)
+	}
+	// The deferred task has a slot of its own: the next booking starts
+	// after it, not where the deferred task will come.
+	next, _, _, err := g.Book(ctx, host, 1, time.Second, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !within(next.Sub(end), slot, 2*time.Millisecond) {
+		t.Errorf("the next booking starts %v after the booked slots, want a slot (%v) later", next.Sub(end), slot)
+	}
+}
+
+// TestGateBookUntil: Book books only the slots that start before until,
+// and none, with no write, when the first would not.
+func TestGateBookUntil(t *testing.T) {
+	ctx := context.Background()
+	db := testDB(t)
+	rc := &refusalCounter{API: testClient(t)}
+	g := NewGate(New(rc, db.t), GateConfig{})
+	now := time.Now()
+	first, slot, k, err := g.Book(ctx, "cap.example", 10, time.Second, now.Add(3500*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k != 4 { // slots of 1.1 s from now: 0, 1.1, 2.2, 3.3 s
+		t.Errorf("booked %d slots before 3.5 s, want 4", k)
+	}
+	next, _, k, err := g.Book(ctx, "cap.example", 10, time.Second, now.Add(3500*time.Millisecond))
+	if err != nil || k != 0 {
+		t.Errorf("a second booking before 3.5 s booked %d (%v), want none", k, err)
+	}
+	if want := first.Add(4 * slot); !within(next.Sub(want), 0, 2*time.Millisecond) {
+		t.Errorf("the first free slot is at %v, want %v", next, want)
+	}
+	if rc.writes != 1 {
+		t.Errorf("%d writes, want 1: a booking of nothing writes nothing", rc.writes)
 	}
 }
 

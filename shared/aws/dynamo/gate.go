@@ -47,6 +47,10 @@ const (
 // host's gate again while the host has a request in flight.
 const gatePoll = 50 * time.Millisecond
 
+// maxDefer is the longest a deferred task can be put off: SQS's cap on a
+// message's delay.
+const maxDefer = 15 * time.Minute
+
 // gateRelease bounds the write that gives a host's slot back.
 const gateRelease = 10 * time.Second
 
@@ -171,17 +175,22 @@ func (e *BusyError) Later() time.Duration { return e.RetryAfter }
 // records the end and frees the slot. A slot not given back is free
 // again after the gate's Lease.
 //
-// A task given up on is best handled again after the slots booked for
-// the host's other tasks (Book): sooner, it would come in one of theirs.
-// So a BusyError's RetryAfter is at least until those slots have passed.
-// (With no delay nothing is booked: the scheduler spreads tasks only
-// over a delay, which the fetcher asks for too.)
+// A task given up on with a delay gets a slot of its own after those
+// booked for the host's other tasks (Book), and its RetryAfter says
+// when: sent back for the moment the host looks free, it came in the
+// next booked task's slot, and one of the two was deferred again. (With
+// no delay nothing is booked: the scheduler spreads tasks only over a
+// delay, which the fetcher asks for too.)
 func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error) {
 	done, err = g.take(ctx, host, delay)
 	var busy *BusyError
 	if errors.As(err, &busy) && delay > 0 {
-		if item, rerr := g.look(ctx, host); rerr == nil {
-			busy.RetryAfter = max(busy.RetryAfter, g.bookedIn(item))
+		// Within SQS's 15-minute cap on a delay: a slot past it would be
+		// sent at the cap, early, into another's.
+		if first, _, _, berr := g.Book(ctx, host, 1, delay, g.db.now().Add(maxDefer)); berr == nil {
+			busy.RetryAfter = max(busy.RetryAfter, first.Sub(g.db.now()))
+		} else {
+			g.logf(ctx, "politeness gate: book a slot for a deferred task of %s: %v", host, berr)
 		}
 	}
 	return done, err
@@ -206,7 +215,9 @@ func (g *Gate) take(ctx context.Context, host string, delay time.Duration) (done
 	if held.token != "" && g.cfg.MaxRequest > 0 && held.until.Before(g.db.now().Add(g.cfg.MaxRequest)) {
 		// Handed on with no write, and the lease left does not cover
 		// this request: renew it, in one write.
-		next, ok := g.handOn(ctx, host, held.token, 0, 0)
+		// (With this request's delay: the gate item's next_allowed less
+		// last_done is the delay a booking reads as the host's.)
+		next, ok := g.handOn(ctx, host, held.token, delay, 0)
 		switch {
 		case ok:
 			held = next

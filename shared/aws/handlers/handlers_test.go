@@ -310,14 +310,19 @@ type booker struct {
 	calls []string
 }
 
-func (b *booker) Book(_ context.Context, host string, n int, delay time.Duration) (time.Time, time.Duration, error) {
+func (b *booker) Book(_ context.Context, host string, n int, delay time.Duration, until time.Time) (time.Time, time.Duration, int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.calls = append(b.calls, fmt.Sprintf("%s %d %v", host, n, delay))
 	if host == "c.test" {
-		return time.Time{}, 0, errors.New("throttled")
+		return time.Time{}, 0, 0, errors.New("throttled")
 	}
-	return time.Now().Add(2 * time.Second), delay * 3 / 2, nil
+	first, slot := time.Now().Add(2*time.Second), delay*3/2
+	k := n
+	if !until.IsZero() {
+		k = min(n, int((until.Sub(first)+slot-1)/slot))
+	}
+	return first, slot, k, nil
 }
 
 // TestSpreadingSenderBooks: a send books each host's slots once, for
@@ -393,5 +398,43 @@ func TestSpreadingSenderRoom(t *testing.T) {
 	}
 	if !free.Take("d.test", 0) {
 		t.Error("a host with no delay at all was refused")
+	}
+}
+
+// TestSpreadingSenderWithinReach: tasks whose booked slot would start
+// past SQS's 15-minute cap are not sent (their candidates, queued, are
+// released again when stale); and before a booking has said where a
+// host's slots end, only a first few of its tasks are released.
+func TestSpreadingSenderWithinReach(t *testing.T) {
+	q, b := &queue{}, &booker{}
+	// Slots of 6 minutes (the booker's 1.5 times the delay) from 2 s on:
+	// three start within 15 minutes.
+	s := &scheduler.SpreadingSender{Queue: q, Delay: 4 * time.Minute, Slots: b}
+	var bodies [][]byte
+	for i := range 5 {
+		body, _ := json.Marshal(crawl.FetchTask{URL: fmt.Sprintf("http://a.test/%d", i), CrawlUUID: "c"})
+		bodies = append(bodies, body)
+	}
+	if err := s.Send(context.Background(), bodies...); err != nil {
+		t.Fatal(err)
+	}
+	if len(q.sent) != 3 {
+		t.Fatalf("sent %d tasks, want the 3 whose slots start within 15 minutes", len(q.sent))
+	}
+	for i, m := range q.sent {
+		if string(m.body) != string(bodies[i]) || m.delay > sqsq.MaxDelay {
+			t.Errorf("task %d: %s delayed %v", i, m.body, m.delay)
+		}
+	}
+	// A host never booked: ten tasks, then none until a booking says more.
+	fresh := &scheduler.SpreadingSender{Queue: q, Delay: time.Second, Slots: b}
+	n := 0
+	for fresh.Take("b.test", 0) {
+		if n++; n > 100 {
+			t.Fatal("Take never refuses an unbooked host")
+		}
+	}
+	if n != 10 {
+		t.Errorf("took %d tasks of a host never booked, want 10", n)
 	}
 }

@@ -252,8 +252,8 @@ type DelayedSender interface {
 // in the host's gate item (Slots, dynamo.Gate.Book), which every
 // scheduler environment's sends and the fetchers' requests share: a
 // host's tasks continue after those sent before, by this environment or
-// another, and a slot is as long as the host's requests have taken
-// with their delay. Without Slots, or when a booking fails, the sender
+// another, and a slot is as long as the host's last request took with
+// its delay, and a tenth. Without Slots, or when a booking fails, the sender
 // spaces a host's tasks a delay apart after the last one it sent itself.
 // SQS caps a message delay at 15 minutes, and rounds it up to whole
 // seconds; so the sender is also the scheduler's HostRoom, which
@@ -270,10 +270,11 @@ type SpreadingSender struct {
 
 // spread is what a SpreadingSender knows of one host's slots.
 type spread struct {
-	end   time.Time     // when the slots booked last end
-	slot  time.Duration // how long the last booking's slots were
-	taken int           // tasks released (Take) and not yet sent
-	since time.Time     // when the first of those was taken
+	end    time.Time     // when the slots booked last end
+	slot   time.Duration // how long the last booking's slots were
+	booked bool          // a booking in the gate item said end and slot
+	taken  int           // tasks released (Take) and not yet sent
+	since  time.Time     // when the last of those was taken
 }
 
 // spreadHorizon is how far ahead a host's tasks are released: below SQS's
@@ -282,9 +283,16 @@ type spread struct {
 // again.
 const spreadHorizon = 10 * time.Minute
 
-// takenFor is how long a task taken but never sent (its batch failed)
-// counts against its host's room.
+// takenFor is how long tasks taken but never sent (their batch failed,
+// or their candidate's write) count against their host's room, after
+// the last was taken.
 const takenFor = 2 * time.Minute
+
+// firstTake bounds the tasks of a host released before a booking has
+// said where its slots end and how long they are: other environments
+// may have booked it far ahead, and its requests or its robots.txt
+// Crawl-delay may make a slot much longer than the delay.
+const firstTake = 10
 
 // Take implements schedule.HostRoom: whether one more task of host fits
 // before spreadHorizon, after the slots booked and the tasks taken. A
@@ -301,17 +309,15 @@ func (s *SpreadingSender) Take(host string, delay time.Duration) bool {
 	if h.taken > 0 && now.Sub(h.since) > takenFor {
 		h.taken = 0
 	}
-	slot := h.slot
-	if slot <= 0 {
-		slot = delay
+	if s.Slots != nil && !h.booked && h.taken >= firstTake {
+		return false
 	}
+	slot := max(h.slot, delay)
 	if laterOf(now, h.end).Add(time.Duration(h.taken+1) * slot).After(now.Add(spreadHorizon)) {
 		return false
 	}
-	if h.taken == 0 {
-		h.since = now
-	}
 	h.taken++
+	h.since = now
 	return true
 }
 
@@ -328,10 +334,11 @@ func (s *SpreadingSender) host(host string, now time.Time) *spread {
 	return h
 }
 
-// Booker books a host's slots for n tasks and says when the first is and
-// how far apart they are (dynamo.Gate.Book).
+// Booker books a host's slots for up to n tasks, those that start before
+// until, and says when the first is, how far apart they are and how many
+// it booked (dynamo.Gate.Book).
 type Booker interface {
-	Book(ctx context.Context, host string, n int, delay time.Duration) (first time.Time, slot time.Duration, err error)
+	Book(ctx context.Context, host string, n int, delay time.Duration, until time.Time) (first time.Time, slot time.Duration, booked int, err error)
 }
 
 // Check returns the error Send would return for a body the queue would
@@ -347,7 +354,11 @@ func (s *SpreadingSender) Check(bodies ...[]byte) error {
 // SendMessageBatch call whatever their delays (SQS takes a delay per
 // entry): sent a call per delay, a polite crawl of one host paid a
 // request per task. A host's delay is the sender's, or its site's
-// request delay (the task's) where that is longer.
+// request delay (the task's) where that is longer. A task whose slot
+// would start past SQS's cap on a delay is not sent: it would come at
+// the cap, early, into another task's slot. Its candidate, released
+// (queued) without a message as after a failed send, is released again
+// once it is stale (the scheduler's StaleAfter); Take keeps this rare.
 func (s *SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
 	var hosts []string
 	tasks := map[string][]int{}
@@ -366,27 +377,42 @@ func (s *SpreadingSender) Send(ctx context.Context, bodies ...[]byte) error {
 		tasks[host] = append(tasks[host], i)
 		delays[host] = max(delays[host], s.Delay, time.Duration(t.DelayMS)*time.Millisecond)
 	}
-	msgs := make([]sqsq.Delayed, len(bodies))
+	delayOf := make([]time.Duration, len(bodies))
 	now := time.Now()
 	for _, host := range hosts {
-		first, slot := now, time.Duration(0)
+		first, slot, n := now, time.Duration(0), len(tasks[host])
 		if d := delays[host]; d > 0 {
-			first, slot = s.book(ctx, host, len(tasks[host]), d, now)
+			first, slot, n = s.book(ctx, host, n, d, now)
 		}
 		for k, i := range tasks[host] {
-			at := first.Add(time.Duration(k) * slot)
-			msgs[i] = sqsq.Delayed{Body: bodies[i], Delay: min(max(at.Sub(now), 0), sqsq.MaxDelay)}
+			if k >= n {
+				delayOf[i] = -1 // not sent
+				continue
+			}
+			delayOf[i] = min(max(first.Add(time.Duration(k)*slot).Sub(now), 0), sqsq.MaxDelay)
+		}
+		if left := len(tasks[host]) - n; left > 0 && s.Log != nil {
+			s.Log.InfoContext(ctx, "spread fetch tasks: slots past SQS's 15 minutes left unsent, released again when stale",
+				"host", host, "tasks", left)
+		}
+	}
+	msgs := make([]sqsq.Delayed, 0, len(bodies))
+	for i, d := range delayOf {
+		if d >= 0 {
+			msgs = append(msgs, sqsq.Delayed{Body: bodies[i], Delay: d})
 		}
 	}
 	return s.Queue.SendEach(ctx, msgs...)
 }
 
-// book books n slots of host: in its gate item, or in this sender's
-// memory; either way it remembers where they end, for Take.
-func (s *SpreadingSender) book(ctx context.Context, host string, n int, delay time.Duration, now time.Time) (time.Time, time.Duration) {
-	first, slot, err := time.Time{}, time.Duration(0), error(nil)
+// book books up to n slots of host, those that start within SQS's cap:
+// in its gate item, or in this sender's memory; either way it remembers
+// where they end, for Take. It returns the first slot, the slot's length
+// and how many it booked.
+func (s *SpreadingSender) book(ctx context.Context, host string, n int, delay time.Duration, now time.Time) (time.Time, time.Duration, int) {
+	first, slot, k, err := time.Time{}, time.Duration(0), 0, error(nil)
 	if s.Slots != nil && host != "" {
-		if first, slot, err = s.Slots.Book(ctx, host, n, delay); err != nil && s.Log != nil {
+		if first, slot, k, err = s.Slots.Book(ctx, host, n, delay, now.Add(sqsq.MaxDelay)); err != nil && s.Log != nil {
 			s.Log.WarnContext(ctx, "spread fetch tasks: booking failed, spaced from this environment's memory", "host", host, "error", err)
 		}
 	}
@@ -394,13 +420,17 @@ func (s *SpreadingSender) book(ctx context.Context, host string, n int, delay ti
 	defer s.mu.Unlock()
 	h := s.host(host, now)
 	h.taken = max(h.taken-n, 0)
-	if s.Slots == nil || host == "" || err != nil {
-		first, slot = laterOf(now, h.end), delay
+	if s.Slots != nil && host != "" && err == nil {
+		// Where the host's slots end, for every environment: Take
+		// measures the room from there.
+		h.end, h.slot, h.booked = first.Add(time.Duration(k)*slot), slot, true
+		return first, slot, k
 	}
+	first, slot = laterOf(now, h.end), delay
 	// Past SQS's cap the tasks all come at the cap: the next slot stays a
 	// delay after it, not further on.
 	h.end, h.slot = minTime(first.Add(time.Duration(n)*slot), now.Add(sqsq.MaxDelay+slot)), slot
-	return first, slot
+	return first, slot, n
 }
 
 func minTime(a, b time.Time) time.Time {
