@@ -74,3 +74,15 @@ func TaskHandler[T any](h func(context.Context, T) error) func(context.Context, 
 		return h(ctx, t)
 	}
 }
+
+// Sleep waits d, or until ctx ends, and then returns ctx's error.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

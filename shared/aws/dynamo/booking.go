@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
 // bookMargin is the share of a slot added to it when booking: the gate
@@ -52,7 +54,7 @@ func (g *Gate) Book(ctx context.Context, host string, n int, delay time.Duration
 	}
 	for attempt := range bookAttempts {
 		if attempt > 0 {
-			if err := sleep(ctx, rand.N(time.Duration(attempt)*5*time.Millisecond)); err != nil {
+			if err := crawl.Sleep(ctx, rand.N(time.Duration(attempt)*5*time.Millisecond)); err != nil {
 				return time.Time{}, 0, 0, fmt.Errorf("book slots of %s: %w", host, err)
 			}
 		}
@@ -144,16 +146,4 @@ func (g *Gate) look(ctx context.Context, host string) (map[string]types.Attribut
 		return nil, fmt.Errorf("read gate: %w", err)
 	}
 	return out.Item, nil
-}
-
-// sleep waits d, or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -361,14 +361,7 @@ func TestSpreadingSenderBooks(t *testing.T) {
 func TestSpreadingSenderRoom(t *testing.T) {
 	q := &queue{}
 	s := &scheduler.SpreadingSender{Queue: q, Delay: 2 * time.Minute}
-	var taken int
-	for s.Take("a.test", 0) {
-		taken++
-		if taken > 100 {
-			t.Fatal("Take never refuses")
-		}
-	}
-	if taken != 5 {
+	if taken := takeAll(t, s, "a.test", 0); taken != 5 {
 		t.Errorf("took %d tasks of a.test at a 2-minute delay, want 5 (ten minutes)", taken)
 	}
 	if !s.Take("b.test", 0) {
@@ -388,12 +381,7 @@ func TestSpreadingSenderRoom(t *testing.T) {
 	// With no delay of its own, a sender bounds a host whose site asks
 	// for one.
 	free := &scheduler.SpreadingSender{Queue: q}
-	for taken = 0; free.Take("c.test", 5*time.Minute); taken++ {
-		if taken > 100 {
-			t.Fatal("Take never refuses a host with a site delay")
-		}
-	}
-	if taken != 2 {
+	if taken := takeAll(t, free, "c.test", 5*time.Minute); taken != 2 {
 		t.Errorf("took %d tasks of c.test at its site's 5-minute delay, want 2", taken)
 	}
 	if !free.Take("d.test", 0) {
@@ -428,13 +416,19 @@ func TestSpreadingSenderWithinReach(t *testing.T) {
 	}
 	// A host never booked: ten tasks, then none until a booking says more.
 	fresh := &scheduler.SpreadingSender{Queue: q, Delay: time.Second, Slots: b}
-	n := 0
-	for fresh.Take("b.test", 0) {
-		if n++; n > 100 {
-			t.Fatal("Take never refuses an unbooked host")
-		}
-	}
-	if n != 10 {
+	if n := takeAll(t, fresh, "b.test", 0); n != 10 {
 		t.Errorf("took %d tasks of a host never booked, want 10", n)
 	}
+}
+
+// takeAll takes room for host's tasks until s refuses, and says how many.
+func takeAll(t *testing.T, s *scheduler.SpreadingSender, host string, delay time.Duration) int {
+	t.Helper()
+	n := 0
+	for s.Take(host, delay) {
+		if n++; n > 1000 {
+			t.Fatalf("Take never refuses %s", host)
+		}
+	}
+	return n
 }

@@ -475,7 +475,7 @@ func (r *runner) work(ctx context.Context, w worker) {
 		if err != nil {
 			if ctx.Err() == nil {
 				r.log.Error("receive failed", "queue", w.queue, "err", err)
-				sleep(ctx, time.Second)
+				_ = crawl.Sleep(ctx, time.Second)
 			}
 			continue
 		}
@@ -608,12 +608,5 @@ func (r *runner) settle(ctx context.Context, q string, m sqlite.Message, err err
 	}
 	if serr != nil && !errors.Is(serr, context.Canceled) {
 		r.log.Error("settling message failed", "queue", q, "err", serr)
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
 	}
 }

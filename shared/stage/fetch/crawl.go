@@ -115,7 +115,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 			break
 		}
 		f.log.InfoContext(ctx, "retrying", "url", c.URL, "attempt", attempt+1, "after", wait, "reason", res.msg)
-		if err := sleep(ctx, wait); err != nil {
+		if err := crawl.Sleep(ctx, wait); err != nil {
 			return out, err
 		}
 	}
@@ -510,17 +510,6 @@ func unwrapAll(err error) error {
 			return err
 		}
 		err = u
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

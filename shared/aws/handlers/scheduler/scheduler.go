@@ -313,7 +313,7 @@ func (s *SpreadingSender) Take(host string, delay time.Duration) bool {
 		return false
 	}
 	slot := max(h.slot, delay)
-	if laterOf(now, h.end).Add(time.Duration(h.taken+1) * slot).After(now.Add(spreadHorizon)) {
+	if h.from(now).Add(time.Duration(h.taken+1) * slot).After(now.Add(spreadHorizon)) {
 		return false
 	}
 	h.taken++
@@ -426,25 +426,23 @@ func (s *SpreadingSender) book(ctx context.Context, host string, n int, delay ti
 		h.end, h.slot, h.booked = first.Add(time.Duration(k)*slot), slot, true
 		return first, slot, k
 	}
-	first, slot = laterOf(now, h.end), delay
+	first, slot = h.from(now), delay
 	// Past SQS's cap the tasks all come at the cap: the next slot stays a
 	// delay after it, not further on.
-	h.end, h.slot = minTime(first.Add(time.Duration(n)*slot), now.Add(sqsq.MaxDelay+slot)), slot
+	h.end, h.slot = first.Add(time.Duration(n)*slot), slot
+	if reach := now.Add(sqsq.MaxDelay + slot); h.end.After(reach) {
+		h.end = reach
+	}
 	return first, slot, n
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
+// from is when the host's next slot may start: now, or the end of its
+// slots booked if that is later.
+func (h *spread) from(now time.Time) time.Time {
+	if h.end.After(now) {
+		return h.end
 	}
-	return a
-}
-
-func laterOf(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
+	return now
 }
 
 // maxSpreadHosts bounds the hosts a SpreadingSender remembers: past it,
