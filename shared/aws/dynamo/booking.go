@@ -139,7 +139,7 @@ func (g *Gate) nextSlots(item map[string]types.AttributeValue, delay time.Durati
 
 // look returns the host's gate item, read eventually consistently (half
 // the read units of read's): Book's conditional write catches a stale
-// one, and a deferral's aim past the booked slots needs no precision.
+// one.
 func (g *Gate) look(ctx context.Context, host string) (map[string]types.AttributeValue, error) {
 	out, err := g.db.api.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(g.db.t.Control), Key: gateKey(host)})
 	if err != nil {

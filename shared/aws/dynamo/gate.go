@@ -196,7 +196,7 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 	return done, err
 }
 
-// take is Wait without the look at the host's booked slots.
+// take is Wait without the slot booked for a task given up on.
 func (g *Gate) take(ctx context.Context, host string, delay time.Duration) (done func(), err error) {
 	if host == "" {
 		return nil, crawl.E("politeness gate", crawl.KindInvalid, errors.New("empty host"))
