@@ -213,7 +213,7 @@ func TestDeployedStack(t *testing.T) {
 			t.Errorf("%s, disallowed by robots.txt, was requested %d times", disallowed, n)
 		}
 	})
-	t.Run("politeness across concurrent invocations", func(t *testing.T) { s.checkPoliteness(t, site, false) })
+	t.Run("politeness across concurrent invocations", func(t *testing.T) { s.checkPoliteness(t, site) })
 	t.Run("candidates and crawl log", func(t *testing.T) {
 		for p, want := range map[string]crawl.ExitCode{
 			"/": crawl.ExitComplete, "/a.html": crawl.ExitComplete, "/b.html": crawl.ExitComplete,
@@ -371,7 +371,7 @@ func TestDeployedStack(t *testing.T) {
 			t.Errorf("search after the change: %+v, %v; want Notice 2", hits, err)
 		}
 	})
-	t.Run("politeness through the recrawl", func(t *testing.T) { s.checkPoliteness(t, site, true) })
+	t.Run("politeness through the recrawl", func(t *testing.T) { s.checkPoliteness(t, site) })
 	t.Run("no other dead letters", func(t *testing.T) { s.checkDeadLetters(t, malformed) })
 	t.Run("the README's recipes with AWS CLI v1", func(t *testing.T) { s.checkRecipes(t, u("/recipe/bare"), u("/recipe/event")) })
 	t.Run("site events", func(t *testing.T) { s.checkSiteEvents(t, u("/")) })
@@ -417,15 +417,18 @@ func (s *deployed) checkSiteEvents(t *testing.T, root string) {
 }
 
 // checkPoliteness checks the site's log: no two request starts closer
-// than the stack's delay, although several fetcher environments ran.
+// than the stack's delay, over every request of both crawls, and says
+// how many fetcher environments ran them.
 //
-// The emulator decides how many environments run the fetches: in one CI
-// run of eleven the first crawl's 15 fetches all ran in one (in the
-// others a second environment took 1 to 3 of them; by the recrawl every
-// run had two). So needEnvironments, that more than one environment
-// fetched, is asked once both crawls are in; the delay is checked over
-// every request of both.
-func (s *deployed) checkPoliteness(t *testing.T, site *site, needEnvironments bool) {
+// The emulator decides how many environments run the fetches, and since
+// the scheduler books each task of a host a slot of its own (dynamo.Gate.
+// Book), one warm environment usually takes them all, one at a time: in
+// a CI run at 3ac1645 all 30 ran in one. So that more than one
+// environment fetched is no longer asked of the deployed stack; the gate
+// across environments is tested on the emulators in process
+// (dynamo.TestGateSpacesRequestsAcrossEnvironments, five environments;
+// TestCrawlTestSiteOnAWS, three fetcher environments).
+func (s *deployed) checkPoliteness(t *testing.T, site *site) {
 	hs := site.hits()
 	slices.SortFunc(hs, func(a, b hit) int { return a.At.Compare(b.At) })
 	for i := 1; i < len(hs); i++ {
@@ -434,9 +437,6 @@ func (s *deployed) checkPoliteness(t *testing.T, site *site, needEnvironments bo
 		}
 	}
 	agents := s.fetchAgents(t)
-	if len(agents) < 2 && needEnvironments {
-		t.Errorf("crawls recorded by %d agent(s) %v: the fetches never ran in more than one environment, so politeness across them is untested", len(agents), agents)
-	}
 	t.Logf("%d requests by %d agents: %v", len(hs), len(agents), agents)
 }
 
