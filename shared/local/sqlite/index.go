@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 )
 
 // The search index (full_text_entity_index) and the token index
@@ -20,13 +21,11 @@ import (
 // first, so it sees every summary applied before it.
 //
 // Why: a page adds one full-text row that the full-text index flushes
-// as a segment of its own at the commit, and hundreds of token rows.
-// Written a few hundred piles at a time, the full-text index writes one
-// segment for all of them, and the token rows go in key order: measured
-// in BENCHMARKS.md. The token index's key leads with the pile (schema.sql),
-// so a batch's rows, of the newest piles, go at its end; with the
-// token first, as it was, every batch rewrote most of its pages (about
-// 5% of a crawl of short pages).
+// as a segment of its own at the commit. Written a few hundred piles at
+// a time, the full-text index writes one segment for all of them. A
+// pile's token counts are one row (token_statistics_by_pile, schema.sql):
+// as a row per token, they were a sixth of the writer's work
+// (BENCHMARKS.md, "Token counts a row per pile").
 
 // IndexBatch is the most piles one IndexPending call takes, and
 // indexBytes the most text (past the first pile): a batch of large pages
@@ -35,32 +34,25 @@ const IndexBatch = 256
 
 var indexBytes = 16 << 20 // a variable for tests
 
-// indexChunk is the most token rows, and indexPiles the most full-text
-// rows, of one write: IndexPending writes a batch as a series of short
-// writes, so that the crawl's other writes (a fetch's record, a page's
-// summary) wait for one of them, not for the whole batch (1.3 s for 256
-// pages of the Python tree on a slow machine, during which the crawl
-// stalled: BENCHMARKS.md). The token rows go in key order, so the
-// chunks touch the index's pages one after the other, each about once,
-// as a single write would.
-var (
-	indexChunk = 4096 // variables for tests
-	indexPiles = 32
-)
+// indexPiles is the most piles of one write: IndexPending writes a
+// batch as a series of short writes, so that the crawl's other writes
+// (a fetch's record, a page's summary) wait for one of them, not for
+// the whole batch (1.3 s for 256 pages of the Python tree on a slow
+// machine, during which the crawl stalled: BENCHMARKS.md).
+var indexPiles = 32 // a variable for tests
 
 // IndexPending writes the full-text rows and token counts of up to a
 // batch of text piles that have none yet, and returns how many piles it
 // took (0: none was waiting).
 //
-// It writes in steps: the batch's new tokens; its token counts, a chunk
-// at a time, in key order; then, a few piles a write, each pile's
-// full-text row with its removal from text_pile_unindexed. A pile is
-// indexed (searchable, and off the list) only with that last write, so
-// a run killed in between indexes it again: its token counts are
-// written again as they were (INSERT OR IGNORE of the same rows). Two
-// processes indexing at once (a crawl, and a search from another
-// process) write the same token rows, and each pile's full-text row is
-// written by the one that takes it off the list.
+// It writes in steps: the batch's new tokens; then, a few piles a
+// write, each pile's token counts and full-text row with its removal
+// from text_pile_unindexed. A pile is indexed (searchable, its counts
+// stored, and off the list) only with that last write, so a run killed
+// in between indexes it again. Two processes indexing at once (a crawl,
+// and a search from another process) may both add the batch's tokens
+// (each once: token_text is unique), and each pile is written by the
+// one that takes it off the list.
 func (d *DB) IndexPending(ctx context.Context) (int, error) {
 	// The batch is read, and its token counts decoded, beside the writer
 	// (on the read pool, which sees every summary committed): only the
@@ -70,55 +62,32 @@ func (d *DB) IndexPending(ctx context.Context) (int, error) {
 		return 0, wrapIndex(err)
 	}
 	var texts []string
-	var stats []tokenCount
-	for _, p := range piles {
+	counts := make([][]tokenCount, len(piles))
+	for i, p := range piles {
 		toks, err := decodeTokens(p.tokens)
 		if err != nil {
 			return 0, wrapIndex(fmt.Errorf("text pile %d: %w", p.id, err))
 		}
 		for t, c := range toks {
 			texts = append(texts, t)
-			stats = append(stats, tokenCount{pile: p.id, n: int64(c)})
+			counts[i] = append(counts[i], tokenCount{n: int64(c)})
 		}
 	}
-	err = d.tx(ctx, func(ctx context.Context, tx *wtx) error {
-		ids, err := tx.tokenIDs(ctx, texts)
-		if err != nil {
+	var ids []int64
+	if len(texts) > 0 {
+		err = d.tx(ctx, func(ctx context.Context, tx *wtx) error {
+			ids, err = tx.tokenIDs(ctx, texts)
 			return err
-		}
-		for i := range stats {
-			stats[i].token = ids[i]
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, wrapIndex(err)
-	}
-	tokenFirst, err := d.tokenFirstKey(ctx)
-	if err != nil {
-		return 0, wrapIndex(err)
-	}
-	slices.SortFunc(stats, func(a, b tokenCount) int {
-		if tokenFirst {
-			return cmp.Or(cmp.Compare(a.token, b.token), cmp.Compare(a.pile, b.pile))
-		}
-		return cmp.Or(cmp.Compare(a.pile, b.pile), cmp.Compare(a.token, b.token))
-	})
-	values := make([]any, 0, 3*min(indexChunk, len(stats)))
-	for chunk := range slices.Chunk(stats, indexChunk) {
-		values = values[:0]
-		for _, s := range chunk {
-			values = append(values, s.token, s.pile, s.n)
-		}
-		err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
-			if err := tx.insertRows(ctx, `INSERT OR IGNORE INTO token_statistics(token_id, text_pile_id, occurances)`, 3, values); err != nil {
-				return fmt.Errorf("insert token_statistics: %w", err)
-			}
-			return nil
 		})
 		if err != nil {
 			return 0, wrapIndex(err)
 		}
+	}
+	for i := range piles {
+		for j := range counts[i] {
+			counts[i][j].token, ids = ids[0], ids[1:]
+		}
+		piles[i].stats = tokenStatistics(counts[i])
 	}
 	for chunk := range slices.Chunk(piles, indexPiles) {
 		if err := d.tx(ctx, func(ctx context.Context, tx *wtx) error { return indexText(ctx, tx, chunk) }); err != nil {
@@ -126,6 +95,29 @@ func (d *DB) IndexPending(ctx context.Context) (int, error) {
 		}
 	}
 	return len(piles), nil
+}
+
+// tokenStatistics is a pile's token_statistics_by_pile.tokens: a JSON
+// array of [token_id, occurances] pairs in token order; "" when the pile
+// has no token counts (--tokens=false, or a pile of no words).
+func tokenStatistics(counts []tokenCount) string {
+	if len(counts) == 0 {
+		return ""
+	}
+	slices.SortFunc(counts, func(a, b tokenCount) int { return cmp.Compare(a.token, b.token) })
+	b := make([]byte, 0, 12*len(counts)+2)
+	b = append(b, '[')
+	for i, c := range counts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = strconv.AppendInt(b, c.token, 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, c.n, 10)
+		b = append(b, ']')
+	}
+	return string(append(b, ']'))
 }
 
 // indexText writes the full-text rows of piles and takes them off the
@@ -140,6 +132,12 @@ func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
 			return fmt.Errorf("delete text_pile_unindexed: %w", err)
 		} else if n == 0 {
 			continue
+		}
+		if p.stats != "" {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO token_statistics_by_pile(text_pile_id, tokens) VALUES(?,?)`,
+				p.id, p.stats); err != nil {
+				return fmt.Errorf("insert token_statistics_by_pile: %w", err)
+			}
 		}
 		// The title first: the index reads its content back from
 		// text_pile and text_pile_title (schema.sql), which must hold
@@ -183,10 +181,7 @@ func (d *DB) Unindexed(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-type tokenCount struct {
-	token, pile int64
-	n           int64
-}
+type tokenCount struct{ token, n int64 }
 
 type unindexedPile struct {
 	id     int64
@@ -194,6 +189,7 @@ type unindexedPile struct {
 	desc   *string
 	tokens []byte
 	text   [6]string
+	stats  string // tokenStatistics, once the tokens have ids
 }
 
 // querier is a connection pool or a write: what a read can run on.
@@ -261,24 +257,4 @@ func decodeTokens(b []byte) (map[string]int, error) {
 		out[t] = int(n)
 	}
 	return out, nil
-}
-
-// tokenFirstKey reports whether token_statistics' key leads with the
-// token, as in databases made before 2026-11-27 night (schema.sql puts
-// the pile first). IndexPending writes a batch's rows in the order of
-// the key the database has, so that its chunks touch the index's pages
-// one after the other.
-func (d *DB) tokenFirstKey(ctx context.Context) (bool, error) {
-	d.tokenKey.Lock()
-	defer d.tokenKey.Unlock()
-	if !d.tokenKeyKnown {
-		// Only an answer is kept: a read cut short (a crawl stopping) is
-		// asked again by the next batch.
-		var pk int
-		if err := d.db.QueryRowContext(ctx, `SELECT pk FROM pragma_table_info('token_statistics') WHERE name='token_id'`).Scan(&pk); err != nil {
-			return false, fmt.Errorf("read token_statistics' key: %w", err)
-		}
-		d.tokenFirst, d.tokenKeyKnown = pk == 1, true
-	}
-	return d.tokenFirst, nil
 }

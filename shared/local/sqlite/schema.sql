@@ -188,17 +188,23 @@ CREATE TABLE IF NOT EXISTS token (
   token_id   INTEGER PRIMARY KEY,
   token_text TEXT NOT NULL UNIQUE
 );
--- "occurances" is the seed's spelling. Its key is the row (WITHOUT
--- ROWID), one b-tree rather than a table and an index, the pile first: a
--- batch of new piles goes at its end (index.go). Which piles hold a token
--- is the full-text index's to say; here it is a scan. Databases made
--- before 2026-11-27 night have the token first (tokenFirstKey).
-CREATE TABLE IF NOT EXISTS token_statistics (
-  token_id     INTEGER NOT NULL REFERENCES token(token_id),
-  text_pile_id INTEGER NOT NULL REFERENCES text_pile(text_pile_id),
-  occurances   INTEGER NOT NULL,
-  PRIMARY KEY (text_pile_id, token_id)
-) WITHOUT ROWID;
+-- token_statistics is stored a row per text pile: token_statistics_by_pile
+-- holds a pile's counts as one JSON array of [token_id, occurances]
+-- pairs, in token order, and token_statistics is a view that reads them
+-- out as the seed's rows (same columns, "occurances" the seed's
+-- spelling; the pair unique by construction). A crawl of the make-bench
+-- tree writes 526 such rows rather than 322,000 (index.go, BENCHMARKS.md
+-- "Token counts a row per pile"). A pile's counts are one row of it;
+-- which piles hold a token is the full-text index's to say (fts5vocab),
+-- or a scan, as it was with the table. Databases made before 2026-11-28
+-- had a table, which migrateTokens turns into these.
+CREATE TABLE IF NOT EXISTS token_statistics_by_pile (
+  text_pile_id INTEGER PRIMARY KEY REFERENCES text_pile(text_pile_id),
+  tokens       TEXT NOT NULL
+);
+CREATE VIEW IF NOT EXISTS token_statistics(token_id, text_pile_id, occurances) AS
+  SELECT json_extract(t.value, '$[0]'), p.text_pile_id, json_extract(t.value, '$[1]')
+  FROM token_statistics_by_pile p, json_each(p.tokens) t;
 -- The seed's full-text index "is mainly derived from the text_pile and
 -- document_description tables": it reads its text from them (FTS5's
 -- external content, through full_text_entity_source) rather than keeping
@@ -351,8 +357,9 @@ CREATE TABLE IF NOT EXISTS generation_content (
   noindex              INTEGER NOT NULL DEFAULT 0
 );
 -- text_pile_unindexed: text piles whose full_text_entity_index row and
--- token_statistics are not written yet (index.go): the pile's title and
--- description for the full-text row, and its token counts.
+-- token counts (token_statistics_by_pile) are not written yet (index.go):
+-- the pile's title and description for the full-text row, and its token
+-- counts.
 CREATE TABLE IF NOT EXISTS text_pile_unindexed (
   text_pile_id INTEGER PRIMARY KEY REFERENCES text_pile(text_pile_id),
   title        TEXT NOT NULL,

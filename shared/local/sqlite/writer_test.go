@@ -56,31 +56,10 @@ func (d *DB) testStats(t *testing.T, pileID int64) map[string]int {
 
 // TestIndexTokens checks that a pile's token counts are stored, tokens
 // already known are not stored twice, and a token that is not valid
-// UTF-8 still goes in; in a new database, whose token_statistics key
-// leads with the pile, and in an earlier version's, whose key leads with
-// the token (tokenFirstKey).
+// UTF-8 still goes in.
 func TestIndexTokens(t *testing.T) {
-	for _, tokenFirst := range []bool{false, true} {
-		t.Run(fmt.Sprint("token first ", tokenFirst), func(t *testing.T) { testIndexTokens(t, tokenFirst) })
-	}
-}
-
-func testIndexTokens(t *testing.T, tokenFirst bool) {
 	ctx := context.Background()
 	d := openTest(t)
-	if tokenFirst {
-		for _, q := range []string{`DROP TABLE token_statistics`, `CREATE TABLE token_statistics (
-			token_id INTEGER NOT NULL REFERENCES token(token_id),
-			text_pile_id INTEGER NOT NULL REFERENCES text_pile(text_pile_id),
-			occurances INTEGER NOT NULL, PRIMARY KEY (token_id, text_pile_id)) WITHOUT ROWID`} {
-			if _, err := d.exec(ctx, q); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if got, err := d.tokenFirstKey(ctx); got != tokenFirst || err != nil {
-		t.Fatalf("tokenFirstKey = %v, %v; want %v", got, err, tokenFirst)
-	}
 	tokens := map[string]int{
 		"lamp": 3, "lighthouse": 1, "ünïcödé": 2, "灯台": 5, `quote"and\backslash`: 1, "<tag>&amp": 1, "12345": 4,
 	}
@@ -344,15 +323,15 @@ func TestInsertRowsConvertsAsDatabaseSQL(t *testing.T) {
 }
 
 // TestIndexResumed: IndexPending writes a batch in steps, and a run
-// killed between them leaves token rows of piles still on the unindexed
-// list. Indexing them again gives each pile its token counts once and
-// one full-text row; a pile another process already took off the list
-// gets no second full-text row.
+// killed between them leaves piles on the unindexed list whose tokens
+// have ids. Indexing them again gives each pile its token counts once
+// and one full-text row; a pile another process already took off the
+// list gets no second full-text row, nor counts written twice.
 func TestIndexResumed(t *testing.T) {
 	ctx := context.Background()
 	d := openTest(t)
-	defer func(c int) { indexChunk = c }(indexChunk)
-	indexChunk = 2 // several token writes for one pile
+	defer func(c int) { indexPiles = c }(indexPiles)
+	indexPiles = 1 // a write a pile
 	tokens := map[string]int{"lamp": 3, "lighthouse": 1, "keeper": 2, "fog": 4, "horn": 1}
 	var piles []int64
 	for i := range 3 {
@@ -363,14 +342,9 @@ func TestIndexResumed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// What a killed run left: some token rows of the first pile.
+	// What a killed run left: ids for some of the tokens.
 	if err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
-		ids, err := w.tokenIDs(ctx, []string{"lamp", "fog"})
-		if err != nil {
-			return err
-		}
-		_, err = w.ExecContext(ctx, `INSERT INTO token_statistics(token_id, text_pile_id, occurances) VALUES(?,?,3),(?,?,4)`,
-			ids[0], piles[0], ids[1], piles[0])
+		_, err := w.tokenIDs(ctx, []string{"lamp", "fog"})
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -385,6 +359,9 @@ func TestIndexResumed(t *testing.T) {
 	if _, err := d.exec(ctx, `INSERT INTO full_text_entity_index(rowid, text_pile_id, any, title) VALUES(?,?,'any','')`, piles[2], piles[2]); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := d.exec(ctx, `INSERT INTO token_statistics_by_pile(text_pile_id, tokens) VALUES(?,'[]')`, piles[2]); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := d.IndexPending(ctx); n != 2 || err != nil {
 		t.Fatalf("IndexPending = %d, %v; want 2 piles", n, err)
 	}
@@ -395,7 +372,7 @@ func TestIndexResumed(t *testing.T) {
 	}
 	// A second indexer that read the piles before the first took them
 	// off the list writes no second row.
-	late := []unindexedPile{{id: piles[0]}, {id: piles[1]}}
+	late := []unindexedPile{{id: piles[0], stats: "[[1,1]]"}, {id: piles[1], stats: "[[1,1]]"}}
 	if err := d.tx(ctx, func(ctx context.Context, w *wtx) error { return indexText(ctx, w, late) }); err != nil {
 		t.Fatal(err)
 	}
@@ -407,5 +384,122 @@ func TestIndexResumed(t *testing.T) {
 	}
 	if n, err := d.Unindexed(ctx); n != 0 || err != nil {
 		t.Errorf("Unindexed = %d, %v; want 0", n, err)
+	}
+}
+
+// TestMigrateTokens: a database of an earlier version, whose
+// token_statistics was a table (its key leading with the pile, or with
+// the token before that), is opened with its rows as token_statistics
+// rows still, read through the view, a row per pile underneath, and new
+// piles indexed beside them.
+func TestMigrateTokens(t *testing.T) {
+	for _, key := range []string{"text_pile_id, token_id", "token_id, text_pile_id"} {
+		t.Run(key, func(t *testing.T) {
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "crawl.db")
+			d, err := Open(ctx, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[int64]map[string]int{}
+			var rows []any
+			for i, tokens := range []map[string]int{{"lamp": 3, "fog": 1}, {"fog": 2, "horn": 5, "keeper": 1}} {
+				pile := d.testPile(t, fmt.Sprint("old", i))
+				want[pile] = tokens
+				for tok, n := range tokens {
+					var id int64
+					if err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+						ids, err := w.tokenIDs(ctx, []string{tok})
+						id = ids[0]
+						return err
+					}); err != nil {
+						t.Fatal(err)
+					}
+					rows = append(rows, id, pile, n)
+				}
+			}
+			for _, q := range []string{`DROP VIEW token_statistics`, `DROP TABLE token_statistics_by_pile`,
+				`CREATE TABLE token_statistics (token_id INTEGER NOT NULL REFERENCES token(token_id),
+				text_pile_id INTEGER NOT NULL REFERENCES text_pile(text_pile_id), occurances INTEGER NOT NULL,
+				PRIMARY KEY (` + key + `)) WITHOUT ROWID`,
+				`INSERT INTO token_statistics(token_id, text_pile_id, occurances) VALUES` +
+					strings.TrimSuffix(strings.Repeat("(?,?,?),", len(rows)/3), ",")} {
+				if _, err := d.exec(ctx, q, rows[:strings.Count(q, "?")]...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d.Close()
+
+			if d, err = Open(ctx, path); err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			var kind string
+			if err := d.db.QueryRowContext(ctx, `SELECT type FROM sqlite_master WHERE name='token_statistics'`).Scan(&kind); err != nil || kind != "view" {
+				t.Fatalf("token_statistics is a %q (%v), want a view", kind, err)
+			}
+			// A new pile beside the migrated ones.
+			pile := d.testPile(t, "new")
+			want[pile] = map[string]int{"fog": 7, "siren": 1}
+			if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title, tokens) VALUES(?,'',?)`,
+				pile, encodeTokens(want[pile])); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := d.IndexPending(ctx); n != 1 || err != nil {
+				t.Fatalf("IndexPending = %d, %v; want 1 pile", n, err)
+			}
+			for pile, tokens := range want {
+				if got := d.testStats(t, pile); !reflect.DeepEqual(got, tokens) {
+					t.Errorf("pile %d: token_statistics = %v, want %v", pile, got, tokens)
+				}
+			}
+			var n int
+			if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM token_statistics_by_pile`).Scan(&n); err != nil || n != len(want) {
+				t.Errorf("%d rows in token_statistics_by_pile (%v), want one a pile, %d", n, err, len(want))
+			}
+		})
+	}
+}
+
+// TestTokenStatisticsView: what the view reads out of a pile's row is
+// the seed's token_statistics: integers, one row per token and pile.
+func TestTokenStatisticsView(t *testing.T) {
+	ctx := context.Background()
+	d := openTest(t)
+	pile := d.testPile(t, "view")
+	if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title, tokens) VALUES(?,'',?)`,
+		pile, encodeTokens(map[string]int{"zebra": 2, "aardvark": 1, "mole": 40000})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.IndexPending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := d.db.QueryContext(ctx, `SELECT typeof(token_id), typeof(text_pile_id), typeof(occurances), count(*)
+		FROM token_statistics GROUP BY token_id, text_pile_id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var a, b, c string
+		var k int
+		if err := rows.Scan(&a, &b, &c, &k); err != nil {
+			t.Fatal(err)
+		}
+		if a != "integer" || b != "integer" || c != "integer" || k != 1 {
+			t.Errorf("row of types %s, %s, %s, %d times; want integers, once", a, b, c, k)
+		}
+		n++
+	}
+	if n != 3 {
+		t.Errorf("%d token_statistics rows, want 3", n)
+	}
+	var stored string
+	if err := d.db.QueryRowContext(ctx, `SELECT tokens FROM token_statistics_by_pile WHERE text_pile_id=?`, pile).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(stored, "[[") || !strings.Contains(stored, ",40000]") {
+		t.Errorf("stored %s, want [[token_id,occurances],...]", stored)
 	}
 }
