@@ -22,7 +22,7 @@ func TestInlineFailuresQueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dd.Close()
-	r := &runner{d: dd, log: slog.New(slog.DiscardHandler), wake: map[string]chan struct{}{"q": make(chan struct{}, 1)}}
+	r := &runner{d: dd, q: newQueues(dd.DB), log: slog.New(slog.DiscardHandler), wake: map[string]chan struct{}{"q": make(chan struct{}, 1)}}
 	var mu sync.Mutex
 	var handled []string
 	s := r.inline(worker{queue: "q", lanes: 3, handle: func(_ context.Context, b []byte) error {
@@ -64,7 +64,7 @@ func TestInlineCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dd.Close()
-	r := &runner{d: dd, log: slog.New(slog.DiscardHandler), wake: map[string]chan struct{}{"q": make(chan struct{}, 1)}}
+	r := &runner{d: dd, q: newQueues(dd.DB), log: slog.New(slog.DiscardHandler), wake: map[string]chan struct{}{"q": make(chan struct{}, 1)}}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := r.inline(worker{queue: "q", lanes: 1, handle: func(ctx context.Context, b []byte) error {
 		cancel()
@@ -88,7 +88,7 @@ func TestInlineEventFailuresQueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dd.Close()
-	r := &runner{d: dd, log: slog.New(slog.DiscardHandler), wake: map[string]chan struct{}{"q": make(chan struct{}, 1)},
+	r := &runner{d: dd, q: newQueues(dd.DB), log: slog.New(slog.DiscardHandler), wake: map[string]chan struct{}{"q": make(chan struct{}, 1)},
 		driveWake: make(chan struct{}, 1)}
 	var admitted []string
 	s := eventInline{inline: r.inline(worker{queue: "q", lanes: 1}), admit: func(_ context.Context, ev crawl.EnqueueEvent) error {

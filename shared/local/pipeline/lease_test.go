@@ -20,7 +20,7 @@ func TestLeaseExtendedWhileHandling(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dd.Close()
-	r := &runner{d: dd, log: slog.New(slog.DiscardHandler), wake: map[string]chan struct{}{"q": make(chan struct{}, 1)}, lease: 60 * time.Millisecond}
+	r := &runner{d: dd, q: newQueues(dd.DB), log: slog.New(slog.DiscardHandler), wake: map[string]chan struct{}{"q": make(chan struct{}, 1)}, lease: 60 * time.Millisecond}
 	if err := dd.DB.Send(ctx, "q", []byte("slow")); err != nil {
 		t.Fatal(err)
 	}

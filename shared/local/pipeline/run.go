@@ -38,6 +38,8 @@ type Config struct {
 	Log         *slog.Logger
 	// Progress, if set, is called a few times a second while the crawl runs.
 	Progress func(Progress)
+
+	afterRecord func(crawl.Crawl) // tests: called when a crawl is recorded, before it is handed on
 }
 
 // Progress is a snapshot of a running crawl.
@@ -82,7 +84,7 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	cfg.Fetch.AgentUUID = agent.UUID
 	res := Result{AgentUUID: agent.UUID}
 
-	r := &runner{d: d, log: cfg.Log, wake: map[string]chan struct{}{}, lease: 10 * time.Minute, driveWake: make(chan struct{}, 1)}
+	r := &runner{d: d, q: newQueues(d.DB), log: cfg.Log, wake: map[string]chan struct{}{}, lease: 10 * time.Minute, driveWake: make(chan struct{}, 1)}
 	for _, q := range allQueues {
 		r.wake[q] = make(chan struct{}, 1)
 	}
@@ -188,16 +190,22 @@ func (r *runner) newStages(cfg Config) *stages {
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.
 	st.fetcher.SharedRobots = d.DB
-	st.fetcher.OnCrawl = func(cr crawl.Crawl) { st.record(cr, time.Now()) }
+	st.fetcher.OnCrawl = func(cr crawl.Crawl) {
+		st.record(cr, time.Now())
+		if cfg.afterRecord != nil {
+			cfg.afterRecord(cr)
+		}
+	}
 	return st
 }
 
-// resume voids the leases a killed process held and re-releases the
-// candidates it had released, as new crawls (their old fetch messages
-// are then dropped as stale, so nothing is fetched twice); marks every
-// known URL due on --recrawl; and enqueues the seeds.
+// resume voids the leases a killed process held, re-releases the
+// candidates it had released, as new crawls, and hands on the crawls it
+// had recorded but not finished (a recorded crawl is never fetched
+// twice); marks every known URL due on --recrawl; and enqueues the
+// seeds.
 func (r *runner) resume(ctx context.Context, sched *schedule.Scheduler, cfg Config, start time.Time) error {
-	if err := r.d.DB.ReleaseLeases(ctx, allQueues...); err != nil {
+	if err := r.q.ReleaseLeases(ctx, allQueues...); err != nil {
 		return err
 	}
 	// One pass over all of them: a paged loop would pick up the ones it
@@ -205,6 +213,23 @@ func (r *runner) resume(ctx context.Context, sched *schedule.Scheduler, cfg Conf
 	// are few: at most the fetch budget and the crawls in flight.
 	if _, err := sched.Requeue(ctx, 0, math.MaxInt32); err != nil {
 		return err
+	}
+	// Crawls a killed run recorded but did not hand on (its fetch tasks
+	// were in memory, queues) go to the next stages now.
+	if cs, err := r.d.DB.NotHandedOn(ctx); err != nil {
+		return err
+	} else if len(cs) > 0 {
+		if err := sched.HandOn(ctx, cs); err != nil {
+			return err
+		}
+	}
+	// The fetch tasks an earlier version kept in the database are stale
+	// now (their candidates were just released again, as new crawls):
+	// this version's are in memory (queues).
+	if n, err := r.d.DB.Purge(ctx, QueueFetch); err != nil {
+		return err
+	} else if n > 0 {
+		r.log.InfoContext(ctx, "dropped the fetch tasks an earlier version left in the database", "tasks", n)
 	}
 	if cfg.Recrawl {
 		if _, err := r.d.DB.MarkAllDue(ctx, start.Unix(), crawl.CrawlReenqueued); err != nil {
@@ -300,7 +325,7 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 				return false, err
 			}
 		}
-		fetchPending, err := r.d.DB.Pending(ctx, QueueFetch)
+		fetchPending, err := r.q.Pending(ctx, QueueFetch)
 		if err != nil {
 			return false, err
 		}
@@ -318,7 +343,7 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 				r.notify(QueueFetch)
 			}
 		}
-		pending, err := r.d.DB.Pending(ctx, allQueues...)
+		pending, err := r.q.Pending(ctx, allQueues...)
 		if err != nil {
 			return false, err
 		}
@@ -414,6 +439,7 @@ func (d *DataDir) report(ctx context.Context, res *Result) error {
 
 type runner struct {
 	d         *DataDir
+	q         *queues
 	log       *slog.Logger
 	wake      map[string]chan struct{}
 	driveWake chan struct{} // see drive
@@ -440,7 +466,7 @@ type queueSender struct {
 }
 
 func (s queueSender) Send(ctx context.Context, bodies ...[]byte) error {
-	if err := s.r.d.DB.Send(ctx, s.q, bodies...); err != nil {
+	if err := s.r.q.Send(ctx, s.q, bodies...); err != nil {
 		return err
 	}
 	s.r.notify(s.q)
@@ -467,11 +493,11 @@ func (r *runner) work(ctx context.Context, w worker) {
 	for ctx.Err() == nil {
 		// A receive is a write; whether anything waits is a read, and
 		// a worker done with its batch mostly finds nothing.
-		if waiting, err := r.d.DB.Waiting(ctx, w.queue); err == nil && !waiting {
+		if waiting, err := r.q.Waiting(ctx, w.queue); err == nil && !waiting {
 			r.idle(ctx, w.queue)
 			continue
 		}
-		msgs, err := r.d.DB.Receive(ctx, w.queue, w.batch, r.lease)
+		msgs, err := r.q.Receive(ctx, w.queue, w.batch, r.lease)
 		if err != nil {
 			if ctx.Err() == nil {
 				r.log.Error("receive failed", "queue", w.queue, "err", err)
@@ -486,7 +512,7 @@ func (r *runner) work(ctx context.Context, w worker) {
 		if len(msgs) == w.batch {
 			// A send wakes one worker: if more are waiting, the next
 			// idle worker takes them (and wakes the next in turn).
-			if more, err := r.d.DB.Waiting(ctx, w.queue); err == nil && more {
+			if more, err := r.q.Waiting(ctx, w.queue); err == nil && more {
 				r.notify(w.queue)
 			}
 		}
@@ -494,7 +520,7 @@ func (r *runner) work(ctx context.Context, w worker) {
 		// The handled messages of a batch go in one write: a message
 		// handled but not yet deleted when the process dies is handled
 		// again, which every stage takes (they are idempotent).
-		if err := r.d.DB.Delete(context.WithoutCancel(ctx), w.queue, handled...); err != nil {
+		if err := r.q.Delete(context.WithoutCancel(ctx), w.queue, handled...); err != nil {
 			r.log.Error("deleting handled messages failed", "queue", w.queue, "err", err)
 		}
 		r.wakeDrive()
@@ -579,7 +605,7 @@ func (r *runner) handle(ctx context.Context, q string, m sqlite.Message, h func(
 			case <-done:
 				return
 			case <-t.C:
-				if err := r.d.DB.Retry(ctx, q, m.ID, r.lease); err != nil && ctx.Err() == nil {
+				if err := r.q.Retry(ctx, q, m.ID, r.lease); err != nil && ctx.Err() == nil {
 					r.log.Error("extending a message lease failed", "queue", q, "err", err)
 				}
 			}
@@ -598,10 +624,10 @@ func (r *runner) settle(ctx context.Context, q string, m sqlite.Message, err err
 	if v := retryPolicy.Decide(err, m.ReceiveCount); v.Action == crawl.DeadLetter {
 		r.log.WarnContext(ctx, "message cannot be handled; moved to dead-letter queue", "queue", q, "tries", m.ReceiveCount,
 			"reason", v.Reason, "body", crawl.Truncate(string(m.Body), 512))
-		serr = r.d.DB.DeadLetter(ctx, q, m.ID, v.Reason)
+		serr = r.q.DeadLetter(ctx, q, m.ID, v.Reason)
 	} else {
 		r.log.WarnContext(ctx, "message failed; will retry", "queue", q, "try", m.ReceiveCount, "retry_in", v.Delay, "err", err)
-		serr = r.d.DB.Retry(ctx, q, m.ID, v.Delay)
+		serr = r.q.Retry(ctx, q, m.ID, v.Delay)
 		if serr == nil {
 			time.AfterFunc(v.Delay, func() { r.notify(q) })
 		}

@@ -229,6 +229,16 @@ func (d *DB) StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.
 	return d.queryCandidates(ctx, `WHERE f.state='queued' AND f.queued_unix_utc<=? ORDER BY f.queued_unix_utc LIMIT ?`, before, limit)
 }
 
+// NotHandedOn returns the candidates whose current crawl is recorded
+// and has no crawl summary: the stages after the fetch have not
+// finished it (every crawl gets its summary). A run whose fetch tasks
+// were in memory when it was killed leaves these (pipeline's resume
+// hands them on); so does a summary dead-lettered, which is tried again.
+func (d *DB) NotHandedOn(ctx context.Context) ([]crawl.Candidate, error) {
+	return d.queryCandidates(ctx, `JOIN crawl_log l ON l.crawl_uuid=f.crawl_uuid
+		WHERE NOT EXISTS (SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid) ORDER BY f.url_id`)
+}
+
 // FrontierSize counts the URLs due by now or released to fetch and not
 // yet crawled: what is left of a crawl as far as is known now.
 func (d *DB) FrontierSize(ctx context.Context, now int64) (int, error) {

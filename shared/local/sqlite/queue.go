@@ -187,3 +187,26 @@ func (d *DB) ReleaseLeases(ctx context.Context, queues ...string) error {
 	}
 	return nil
 }
+
+// AddDeadLetter puts a message that could not be handled, taken from a
+// queue kept elsewhere (the pipeline's in-memory fetch queue), into
+// queue's dead-letter queue with its reason, as DeadLetter does for a
+// message of the database's own.
+func (d *DB) AddDeadLetter(ctx context.Context, queue string, body []byte, receives int, reason string) error {
+	if _, err := d.exec(ctx, `INSERT INTO queue_message(queue, body, visible_at_ms, receive_count, reason) VALUES(?,?,0,?,?)`,
+		DeadLetterQueue(queue), body, receives, reason); err != nil {
+		return fmt.Errorf("dead-letter a message of %s: %w", queue, err)
+	}
+	return nil
+}
+
+// Purge deletes every message of a queue (not of its dead-letter
+// queue) and returns how many there were.
+func (d *DB) Purge(ctx context.Context, queue string) (int64, error) {
+	res, err := d.exec(ctx, `DELETE FROM queue_message WHERE queue=?`, queue)
+	if err != nil {
+		return 0, fmt.Errorf("purge %s: %w", queue, err)
+	}
+	n, _ := res.RowsAffected()
+	return n, nil
+}

@@ -581,12 +581,32 @@ func (s *Scheduler) queue(c *crawl.Candidate, site *crawl.CompiledSite, now int6
 	if c.CrawlType == 0 {
 		c.CrawlType = crawl.CrawlFirst
 	}
+	return fetchTask(*c, site)
+}
+
+// fetchTask is the fetch task of c's crawl, with its site's settings.
+func fetchTask(c crawl.Candidate, site *crawl.CompiledSite) crawl.FetchTask {
 	task := crawl.FetchTask{URL: c.URL, CrawlUUID: c.CrawlUUID, CrawlType: c.CrawlType, Hops: c.Hops, MaxDepth: c.MaxDepth}
 	if site != nil && site.ID == c.SiteID {
 		task.DelayMS, task.TimeoutMS, task.MaxBytes, task.MaxLinks = site.RequestDelay, site.HTTPTimeout, site.MaxResourceSize, site.MaxURLsFromPage
 		task.RecrawlMin = site.RecrawlPeriod
 	}
 	return task
+}
+
+// HandOn sends again the fetch tasks of candidates whose current crawl
+// was recorded but not handed on to the next stages (a process that
+// kept its fetch tasks in memory was killed in between): the fetcher
+// finds each crawl recorded and hands it on, without fetching it again.
+func (s *Scheduler) HandOn(ctx context.Context, cs []crawl.Candidate) error {
+	tasks := make([]crawl.FetchTask, len(cs))
+	for i, c := range cs {
+		tasks[i] = fetchTask(c, s.siteOf(c.URL))
+	}
+	if err := s.sendTasks(ctx, tasks); err != nil {
+		return fmt.Errorf("hand on %d recorded crawls: %w", len(cs), err)
+	}
+	return nil
 }
 
 // releaseNow, under ReleaseOnAdmit, makes a candidate an admission is

@@ -1,0 +1,154 @@
+package pipeline
+
+import (
+	"sync"
+
+	"context"
+	"database/sql"
+	"github.com/serverless-crawler/crawler/shared/crawl"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
+)
+
+// TestQueues: the fetch queue is in memory and every other queue in the
+// database; Pending counts both; a fetch task dead-lettered goes to the
+// database's dead-letter queue with its reason, and is out of memory.
+func TestQueues(t *testing.T) {
+	ctx := context.Background()
+	dd, err := OpenDataDir(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Close()
+	q := newQueues(dd.DB)
+	if err := q.Send(ctx, QueueFetch, []byte(`{"url":"a"}`), []byte(`{"url":"b"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Send(ctx, QueueSummarize, []byte(`{"url":"c"}`)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		queues []string
+		want   int
+	}{
+		{[]string{QueueFetch}, 2},
+		{[]string{QueueSummarize}, 1},
+		{allQueues, 3},
+	} {
+		if n, err := q.Pending(ctx, tc.queues...); n != tc.want || err != nil {
+			t.Errorf("Pending(%v) = %d, %v; want %d", tc.queues, n, err, tc.want)
+		}
+	}
+	if n, err := dd.DB.Pending(ctx, QueueFetch); n != 0 || err != nil {
+		t.Errorf("%d fetch tasks (%v) in the database, want none", n, err)
+	}
+	msgs, err := q.Receive(ctx, QueueFetch, 1, time.Minute)
+	if err != nil || len(msgs) != 1 || string(msgs[0].Body) != `{"url":"a"}` || msgs[0].ReceiveCount != 1 {
+		t.Fatalf("Receive = %+v, %v; want the first task, received once", msgs, err)
+	}
+	if err := q.DeadLetter(ctx, QueueFetch, msgs[0].ID, "cannot be handled"); err != nil {
+		t.Fatal(err)
+	}
+	dead, err := dd.DB.DeadLetters(ctx, QueueFetch)
+	if err != nil || len(dead) != 1 || dead[0] != [2]string{`{"url":"a"}`, "cannot be handled"} {
+		t.Errorf("dead letters = %q, %v; want the task with its reason", dead, err)
+	}
+	if n, _ := q.Pending(ctx, QueueFetch); n != 1 {
+		t.Errorf("%d fetch tasks pending after the dead letter, want 1", n)
+	}
+}
+
+// TestResumeDropsFetchTasksInTheDatabase: the fetch tasks an earlier
+// version kept in the database (a killed run's) are dropped when a run
+// resumes: their candidates are released again, so the crawl finishes,
+// with no message left, and crawls every page once.
+func TestResumeDropsFetchTasksInTheDatabase(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	dir := t.TempDir()
+	dd, err := OpenDataDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dd.DB.Send(context.Background(), QueueFetch, []byte(`{"url":"`+site.URL+`/","crawl_uuid":"from-an-earlier-run"}`)); err != nil {
+		t.Fatal(err)
+	}
+	dd.Close()
+
+	crawlSite(t, dir, testConfig(site.URL+"/"))
+
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var left int
+	if err := db.QueryRow(`SELECT count(*) FROM queue_message`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d messages left in the database (%v), want none", left, err)
+	}
+	for p, n := range site.Counts() {
+		if n > 1 && p != "/robots.txt" {
+			t.Errorf("%s requested %d times", p, n)
+		}
+	}
+	if len(site.Counts()) < 3 {
+		t.Errorf("%d paths requested: the crawl did not run", len(site.Counts()))
+	}
+}
+
+// TestResumeHandsOnRecordedCrawls: a run stopped between a crawl's
+// record and its hand-on (its fetch task was in memory) leaves the
+// crawl recorded without a summary; the next run hands it on, without
+// fetching it again, and the crawl ends as an uninterrupted one does.
+func TestResumeHandsOnRecordedCrawls(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := testConfig(site.URL + "/")
+	var stopped sync.Once
+	cfg.afterRecord = func(crawl.Crawl) { stopped.Do(cancel) }
+	dd, err := OpenDataDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dd.Run(ctx, cfg); err == nil {
+		t.Fatal("the stopped run returned no error")
+	}
+	var unsummarized int
+	if err := dd.DB.SQL().QueryRow(`SELECT count(*) FROM crawl_log l WHERE NOT EXISTS
+		(SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)`).Scan(&unsummarized); err != nil || unsummarized == 0 {
+		t.Fatalf("%d crawls recorded without a summary (%v): the run did not stop between the two", unsummarized, err)
+	}
+	dd.Close()
+
+	crawlSite(t, dir, testConfig(site.URL+"/"))
+
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, c := range []struct{ name, query string }{
+		{"crawls without a summary", `SELECT count(*) FROM crawl_log l WHERE NOT EXISTS
+			(SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)`},
+		{"messages left", `SELECT count(*) FROM queue_message`},
+	} {
+		var n int
+		if err := db.QueryRow(c.query).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%s: %d (%v)", c.name, n, err)
+		}
+	}
+	for p, n := range site.Counts() {
+		if n > 1 && p != "/robots.txt" {
+			t.Errorf("%s requested %d times: a recorded crawl was fetched again", p, n)
+		}
+	}
+	if len(site.Counts()) < 3 {
+		t.Errorf("%d paths requested: the second run crawled nothing", len(site.Counts()))
+	}
+}
