@@ -139,16 +139,16 @@ func (q *Queue) Retry(id string, delay time.Duration) {
 	}
 }
 
-// Take removes a message and returns it (false: not in the queue), for
-// the caller to keep elsewhere: a dead letter goes to the database.
-func (q *Queue) Take(id string) (Message, bool) {
+// Get returns a message without receiving it (false: not in the
+// queue): what the caller keeps elsewhere before it deletes it, as a
+// dead letter goes to the database.
+func (q *Queue) Get(id string) (Message, bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	e, ok := q.msgs[id]
 	if !ok {
 		return Message{}, false
 	}
-	delete(q.msgs, id)
 	return Message{ID: id, Body: e.body, ReceiveCount: e.receives}, true
 }
 

@@ -7,7 +7,7 @@ import (
 
 // TestQueue: what the contract does not check of the queue the pipeline
 // uses: a message is visible again when its lease runs out or is
-// released, Take hands a message over (for the dead-letter queue), and
+// released, Get reads a message (for the dead-letter queue), and
 // a retried message comes after those visible before it.
 func TestQueue(t *testing.T) {
 	now := time.Unix(1000, 0)
@@ -34,12 +34,13 @@ func TestQueue(t *testing.T) {
 		{"the third", nil, 5, []string{"c"}, true, 3},
 		{"nothing visible while leased", nil, 5, nil, false, 3},
 		{"a retried now, its lease given back", func() { q.Retry("1", 0) }, 5, []string{"a"}, true, 3},
-		{"b taken for the dead letters", func() {
-			if m, ok := q.Take("2"); !ok || string(m.Body) != "b" || m.ReceiveCount != 1 {
-				t.Errorf("Take = %+v, %v; want b, received once", m, ok)
+		{"b read for the dead letters, then deleted", func() {
+			if m, ok := q.Get("2"); !ok || string(m.Body) != "b" || m.ReceiveCount != 1 {
+				t.Errorf("Get = %+v, %v; want b, received once", m, ok)
 			}
-			if _, ok := q.Take("2"); ok {
-				t.Error("Take of a message taken already found it")
+			q.Delete("2")
+			if _, ok := q.Get("2"); ok {
+				t.Error("Get of a message deleted found it")
 			}
 		}, 5, nil, false, 2},
 		{"leases run out", func() { now = now.Add(time.Hour) }, 5, []string{"a", "c"}, true, 2},

@@ -77,15 +77,17 @@ func (q *queues) DeadLetter(ctx context.Context, name, id, reason string) error 
 	if m == nil {
 		return q.db.DeadLetter(ctx, name, id, reason)
 	}
-	msg, ok := m.Take(id)
+	msg, ok := m.Get(id)
 	if !ok {
 		return nil
 	}
+	// Written before it leaves memory: should the write fail, the
+	// message is still in the queue, received, and comes back when its
+	// lease runs out, as in the database's queues.
 	if err := q.db.AddDeadLetter(ctx, name, msg.Body, msg.ReceiveCount, reason); err != nil {
-		// Not lost: back in the queue, to be tried (and settled) again.
-		m.Send(msg.Body)
 		return err
 	}
+	m.Delete(id)
 	return nil
 }
 

@@ -90,25 +90,9 @@ func TestResumeHandsOnRecordedCrawls(t *testing.T) {
 	site := testsite.New()
 	defer site.Close()
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cfg := testConfig(site.URL + "/")
-	var stopped sync.Once
-	cfg.afterRecord = func(crawl.Crawl) { stopped.Do(cancel) }
-	dd, err := OpenDataDir(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
+	if n := stopAfterFirstRecord(t, dir, testConfig(site.URL+"/")); n == 0 {
+		t.Fatal("the run did not stop between a record and its hand-on")
 	}
-	if _, err := dd.Run(ctx, cfg); err == nil {
-		t.Fatal("the stopped run returned no error")
-	}
-	var unsummarized int
-	if err := dd.DB.SQL().QueryRow(`SELECT count(*) FROM crawl_log l WHERE NOT EXISTS
-		(SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)`).Scan(&unsummarized); err != nil || unsummarized == 0 {
-		t.Fatalf("%d crawls recorded without a summary (%v): the run did not stop between the two", unsummarized, err)
-	}
-	dd.Close()
-
 	crawlSite(t, dir, testConfig(site.URL+"/"))
 	finishedOnce(t, dir, site)
 }
@@ -141,5 +125,104 @@ func finishedOnce(t *testing.T, dir string, site *testsite.Site) {
 	}
 	if len(site.Counts()) < 3 {
 		t.Errorf("%d paths requested: the crawl did not run", len(site.Counts()))
+	}
+}
+
+// stopAfterFirstRecord runs a crawl of seed into dir that stops at its
+// first recorded crawl, before that crawl is handed on, and returns how
+// many crawls are then recorded without a summary.
+func stopAfterFirstRecord(t *testing.T, dir string, cfg Config) int {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stopped sync.Once
+	cfg.afterRecord = func(crawl.Crawl) { stopped.Do(cancel) }
+	dd, err := OpenDataDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Close()
+	if _, err := dd.Run(ctx, cfg); err == nil {
+		t.Fatal("the stopped run returned no error")
+	}
+	var n int
+	if err := dd.DB.SQL().QueryRow(`SELECT count(*) FROM crawl_log l WHERE NOT EXISTS
+		(SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestResumeHandsOnBeforeRelease: a run hands on what the stopped run
+// before it recorded before it releases anything: released again first
+// (here by --recrawl, which makes every URL due), a candidate would no
+// longer name the unfinished crawl, and a second stop would lose it.
+func TestResumeHandsOnBeforeRelease(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	dir := t.TempDir()
+	if n := stopAfterFirstRecord(t, dir, testConfig(site.URL+"/")); n == 0 {
+		t.Fatal("the first run did not stop between a record and its hand-on")
+	}
+	dd, err := OpenDataDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Close()
+	cfg := testConfig(site.URL + "/")
+	cfg.Recrawl = true
+	resumed := false
+	cfg.afterResume = func() {
+		resumed = true
+		var n int
+		if err := dd.DB.SQL().QueryRow(`SELECT count(*) FROM crawl_log l WHERE NOT EXISTS
+			(SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)`).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%d crawls not handed on (%v) when the run starts releasing, want none", n, err)
+		}
+	}
+	if _, err := dd.Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !resumed {
+		t.Error("the run never said it had resumed")
+	}
+}
+
+// TestResumeLeavesDeadLettersAlone: a recorded crawl whose summarize
+// task was dead-lettered is not handed on again by every run (each
+// would dead-letter it once more).
+func TestResumeLeavesDeadLettersAlone(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	dir := t.TempDir()
+	if n := stopAfterFirstRecord(t, dir, testConfig(site.URL+"/")); n != 1 {
+		t.Fatalf("%d crawls recorded without a summary, want 1", n)
+	}
+	dd, err := OpenDataDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crawlUUID string
+	if err := dd.DB.SQL().QueryRow(`SELECT l.crawl_uuid FROM crawl_log l WHERE NOT EXISTS
+		(SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)`).Scan(&crawlUUID); err != nil {
+		t.Fatal(err)
+	}
+	if err := dd.DB.AddDeadLetter(context.Background(), QueueSummarize, []byte(`{"url":"x","crawl_uuid":"`+crawlUUID+`"}`), 10, "cannot be handled"); err != nil {
+		t.Fatal(err)
+	}
+	dd.Close()
+
+	res := crawlSite(t, dir, testConfig(site.URL+"/"))
+	if res.DeadLetters != 1 {
+		t.Errorf("%d dead letters after the next run, want the one (not handed on again)", res.DeadLetters)
+	}
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var summarized int
+	if err := db.QueryRow(`SELECT count(*) FROM crawl_summary WHERE crawl_uuid=?`, crawlUUID).Scan(&summarized); err != nil || summarized != 0 {
+		t.Errorf("the dead-lettered crawl has %d summaries (%v): it was handed on again", summarized, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"log/slog"
 	"math"
@@ -40,6 +41,7 @@ type Config struct {
 	Progress func(Progress)
 
 	afterRecord func(crawl.Crawl) // tests: called when a crawl is recorded, before it is handed on
+	afterResume func()            // tests: called when the run has resumed, before anything is released
 }
 
 // Progress is a snapshot of a running crawl.
@@ -98,8 +100,11 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	if _, err := st.sched.RecrawlSites(ctx); err != nil {
 		return res, err
 	}
-	if err := r.resume(ctx, st.sched, cfg, start); err != nil {
+	if err := r.resume(ctx, st, cfg, start); err != nil {
 		return res, err
+	}
+	if cfg.afterResume != nil {
+		cfg.afterResume()
 	}
 	wctx, stop := context.WithCancel(ctx)
 	wg := r.startWorkers(wctx, st, cfg.Concurrency)
@@ -204,7 +209,8 @@ func (r *runner) newStages(cfg Config) *stages {
 // had recorded but not finished (a recorded crawl is never fetched
 // twice); marks every known URL due on --recrawl; and enqueues the
 // seeds.
-func (r *runner) resume(ctx context.Context, sched *schedule.Scheduler, cfg Config, start time.Time) error {
+func (r *runner) resume(ctx context.Context, st *stages, cfg Config, start time.Time) error {
+	sched := st.sched
 	if err := r.q.ReleaseLeases(ctx, allQueues...); err != nil {
 		return err
 	}
@@ -214,14 +220,8 @@ func (r *runner) resume(ctx context.Context, sched *schedule.Scheduler, cfg Conf
 	if _, err := sched.Requeue(ctx, 0, math.MaxInt32); err != nil {
 		return err
 	}
-	// Crawls a killed run recorded but did not hand on (its fetch tasks
-	// were in memory, queues) go to the next stages now.
-	if cs, err := r.d.DB.NotHandedOn(ctx); err != nil {
+	if err := r.handOn(ctx, st); err != nil {
 		return err
-	} else if len(cs) > 0 {
-		if err := sched.HandOn(ctx, cs); err != nil {
-			return err
-		}
 	}
 	// The fetch tasks an earlier version kept in the database are stale
 	// now (their candidates were just released again, as new crawls):
@@ -246,6 +246,51 @@ func (r *runner) resume(ctx context.Context, sched *schedule.Scheduler, cfg Conf
 		seeds = append(seeds, b)
 	}
 	return r.sender(QueueEnqueue).Send(ctx, seeds...)
+}
+
+// handOn hands the crawls a killed run recorded but did not hand on
+// (its fetch tasks were in memory: queues) to the next stages, before
+// anything is released: released again meanwhile, a candidate would no
+// longer name the crawl, and a second kill would leave it without its
+// links and summary. The fetcher finds each crawl recorded and hands it
+// on without fetching it again. A crawl whose parse or summarize task
+// is in its durable queue, or was dead-lettered, is left to that queue.
+// A crawl that cannot be handed on stops the run, with the reason: the
+// next run tries again.
+func (r *runner) handOn(ctx context.Context, st *stages) error {
+	cs, err := r.d.DB.NotHandedOn(ctx)
+	if err != nil || len(cs) == 0 {
+		return err
+	}
+	queued := map[string]bool{}
+	for _, q := range []string{QueueParse, QueueSummarize, sqlite.DeadLetterQueue(QueueParse), sqlite.DeadLetterQueue(QueueSummarize)} {
+		bodies, err := r.d.DB.Bodies(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, b := range bodies {
+			var t struct {
+				CrawlUUID string `json:"crawl_uuid"`
+			}
+			if json.Unmarshal(b, &t) == nil && t.CrawlUUID != "" {
+				queued[t.CrawlUUID] = true
+			}
+		}
+	}
+	n := 0
+	for _, c := range cs {
+		if queued[c.CrawlUUID] {
+			continue
+		}
+		if err := st.fetcher.Handle(ctx, st.sched.FetchTask(c)); err != nil {
+			return fmt.Errorf("hand on the crawl %s of %s, recorded by a run that was stopped: %w", c.CrawlUUID, c.URL, err)
+		}
+		n++
+	}
+	if n > 0 {
+		r.log.InfoContext(ctx, "handed on the crawls a stopped run had recorded", "crawls", n)
+	}
+	return nil
 }
 
 // A worker receives a batch of messages and handles them on lanes

@@ -477,15 +477,24 @@ func migrateTokens(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 		w.QueryRowContext(ctx, `SELECT count(DISTINCT text_pile_id) FROM token_statistics`).Scan(&piles)
 		log.WarnContext(ctx, "storing the token counts of a database made by an earlier version a row per text pile (once)", "text_piles", piles)
 	}
+	// Grouping a table whose key leads with the token sorts all of it:
+	// on disk, not in memory (the connection's temp_store), or a large
+	// crawl's rows would not fit.
+	if _, err := w.ExecContext(ctx, `PRAGMA temp_store=FILE`); err != nil {
+		return fmt.Errorf("store token counts a row per pile: %w", err)
+	}
+	defer w.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store=MEMORY`)
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store token counts a row per pile: %w", err)
 	}
 	defer tx.Rollback()
 	for _, q := range []string{
+		// A pile still unindexed may have only part of its rows (a run
+		// killed between its chunks): IndexPending writes it in full.
 		`INSERT OR IGNORE INTO token_statistics_by_pile(text_pile_id, tokens)
-			SELECT text_pile_id, json_group_array(json_array(token_id, occurances)) FROM
-			(SELECT text_pile_id, token_id, occurances FROM token_statistics ORDER BY text_pile_id, token_id)
+			SELECT text_pile_id, json_group_array(json_array(token_id, occurances) ORDER BY token_id)
+			FROM token_statistics WHERE text_pile_id NOT IN (SELECT text_pile_id FROM text_pile_unindexed)
 			GROUP BY text_pile_id`,
 		`DROP TABLE token_statistics`,
 		schema, // the view

@@ -49,10 +49,11 @@ var indexPiles = 32 // a variable for tests
 // write, each pile's token counts and full-text row with its removal
 // from text_pile_unindexed. A pile is indexed (searchable, its counts
 // stored, and off the list) only with that last write, so a run killed
-// in between indexes it again. Two processes indexing at once (a crawl,
-// and a search from another process) may both add the batch's tokens
-// (each once: token_text is unique), and each pile is written by the
-// one that takes it off the list.
+// in between indexes it again. Of two processes indexing at once (a
+// crawl, and a search from another process), each pile is written by
+// the one that takes it off the list; should both add one new token,
+// the second's write fails (token_text is unique) and its batch is
+// taken again later.
 func (d *DB) IndexPending(ctx context.Context) (int, error) {
 	// The batch is read, and its token counts decoded, beside the writer
 	// (on the read pool, which sees every summary committed): only the
@@ -134,7 +135,10 @@ func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
 			continue
 		}
 		if p.stats != "" {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO token_statistics_by_pile(text_pile_id, tokens) VALUES(?,?)`,
+			// OR REPLACE: a pile still on the list has these counts in
+			// full, whatever an earlier version's run left of its rows
+			// before it was killed (migrateTokens moved them over).
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO token_statistics_by_pile(text_pile_id, tokens) VALUES(?,?)`,
 				p.id, p.stats); err != nil {
 				return fmt.Errorf("insert token_statistics_by_pile: %w", err)
 			}

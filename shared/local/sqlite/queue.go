@@ -200,6 +200,25 @@ func (d *DB) AddDeadLetter(ctx context.Context, queue string, body []byte, recei
 	return nil
 }
 
+// Bodies returns the bodies of every message of a queue, visible or
+// not.
+func (d *DB) Bodies(ctx context.Context, queue string) ([][]byte, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT body FROM queue_message WHERE queue=? ORDER BY message_id`, queue)
+	if err != nil {
+		return nil, fmt.Errorf("read the messages of %s: %w", queue, err)
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, fmt.Errorf("read the messages of %s: %w", queue, err)
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
 // Purge deletes every message of a queue (not of its dead-letter
 // queue) and returns how many there were.
 func (d *DB) Purge(ctx context.Context, queue string) (int64, error) {

@@ -391,7 +391,8 @@ func TestIndexResumed(t *testing.T) {
 // token_statistics was a table (its key leading with the pile, or with
 // the token before that), is opened with its rows as token_statistics
 // rows still, read through the view, a row per pile underneath, and new
-// piles indexed beside them.
+// piles indexed beside them; a pile the earlier version was killed
+// indexing (on the list, part of its rows written) is indexed in full.
 func TestMigrateTokens(t *testing.T) {
 	for _, key := range []string{"text_pile_id, token_id", "token_id, text_pile_id"} {
 		t.Run(key, func(t *testing.T) {
@@ -417,6 +418,21 @@ func TestMigrateTokens(t *testing.T) {
 					}
 					rows = append(rows, id, pile, n)
 				}
+			}
+			// A pile an earlier run was killed indexing: still on the
+			// list, with part of its rows written.
+			killed := d.testPile(t, "killed")
+			want[killed] = map[string]int{"lamp": 2, "siren": 4}
+			if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title, tokens) VALUES(?,'',?)`,
+				killed, encodeTokens(want[killed])); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+				ids, err := w.tokenIDs(ctx, []string{"lamp"})
+				rows = append(rows, ids[0], killed, 2)
+				return err
+			}); err != nil {
+				t.Fatal(err)
 			}
 			for _, q := range []string{`DROP VIEW token_statistics`, `DROP TABLE token_statistics_by_pile`,
 				`CREATE TABLE token_statistics (token_id INTEGER NOT NULL REFERENCES token(token_id),
@@ -445,8 +461,8 @@ func TestMigrateTokens(t *testing.T) {
 				pile, encodeTokens(want[pile])); err != nil {
 				t.Fatal(err)
 			}
-			if n, err := d.IndexPending(ctx); n != 1 || err != nil {
-				t.Fatalf("IndexPending = %d, %v; want 1 pile", n, err)
+			if n, err := d.IndexPending(ctx); n != 2 || err != nil {
+				t.Fatalf("IndexPending = %d, %v; want 2 piles (the killed run's and the new one)", n, err)
 			}
 			for pile, tokens := range want {
 				if got := d.testStats(t, pile); !reflect.DeepEqual(got, tokens) {

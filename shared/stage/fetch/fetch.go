@@ -263,7 +263,7 @@ func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, c crawl.Candid
 		// known URL, the target among them, is due in it by itself, and
 		// requeueing a target already crawled in this recrawl would fetch
 		// it twice.
-		if t.CrawlType == crawl.CrawlForced {
+		if cr.Log.CrawlType == crawl.CrawlForced {
 			ev.EnqueueType = crawl.EnqueueReenqueued
 		}
 		if err := send(ctx, f.q.Enqueue, ev); err != nil {

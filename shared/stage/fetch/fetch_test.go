@@ -588,3 +588,54 @@ func TestRecordedByAnotherDelivery(t *testing.T) {
 		t.Errorf("the parse task reads body %s, want %s", pt.BodyKey, store.other.File.BodyKey)
 	}
 }
+
+// TestRedirectHandedOnAsRecorded: a redirect's target is enqueued as the
+// crawl that followed it was recorded: a forced crawl's target as
+// reenqueued, also when the crawl is handed on again by a task that
+// names the type its candidate has since (a recrawl), as a resumed run
+// hands on what a stopped one recorded (Scheduler.FetchTask).
+func TestRedirectHandedOnAsRecorded(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/old" {
+			http.Redirect(w, r, "/new", http.StatusMovedPermanently)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil)
+	ctx := context.Background()
+	u := srv.URL + "/old"
+	c := crawl.Candidate{URL: u, Host: strings.TrimPrefix(srv.URL, "http://"), CrawlType: crawl.CrawlForced, State: crawl.StateQueued, CrawlUUID: "forced-1"}
+	if err := h.db.PutCandidate(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		typ  crawl.CrawlType
+	}{
+		{"the forced crawl's own task", crawl.CrawlForced},
+		{"handed on again with the candidate's later type", crawl.CrawlRecrawl},
+	} {
+		h.enqueue.bodies = nil
+		if err := h.f.Handle(ctx, crawl.FetchTask{URL: u, CrawlUUID: "forced-1", CrawlType: tt.typ}); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var target *crawl.EnqueueEvent
+		for _, b := range h.enqueue.bodies {
+			var ev crawl.EnqueueEvent
+			if err := json.Unmarshal(b, &ev); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasSuffix(ev.URL, "/new") {
+				target = &ev
+			}
+		}
+		if target == nil {
+			t.Fatalf("%s: the redirect's target not enqueued (%d events)", tt.name, len(h.enqueue.bodies))
+		}
+		if target.EnqueueType != crawl.EnqueueReenqueued {
+			t.Errorf("%s: /new enqueued as %v, want reenqueued (a forced crawl follows its redirect now)", tt.name, target.EnqueueType)
+		}
+	}
+}

@@ -594,19 +594,13 @@ func fetchTask(c crawl.Candidate, site *crawl.CompiledSite) crawl.FetchTask {
 	return task
 }
 
-// HandOn sends again the fetch tasks of candidates whose current crawl
-// was recorded but not handed on to the next stages (a process that
-// kept its fetch tasks in memory was killed in between): the fetcher
-// finds each crawl recorded and hands it on, without fetching it again.
-func (s *Scheduler) HandOn(ctx context.Context, cs []crawl.Candidate) error {
-	tasks := make([]crawl.FetchTask, len(cs))
-	for i, c := range cs {
-		tasks[i] = fetchTask(c, s.siteOf(c.URL))
-	}
-	if err := s.sendTasks(ctx, tasks); err != nil {
-		return fmt.Errorf("hand on %d recorded crawls: %w", len(cs), err)
-	}
-	return nil
+// FetchTask is the fetch task of candidate c's current crawl, with its
+// site's settings, as the release that queued it made it: what a run
+// hands to its fetcher again for a crawl that a killed run recorded and
+// did not hand on (the fetcher finds it recorded and hands it on,
+// without fetching it again).
+func (s *Scheduler) FetchTask(c crawl.Candidate) crawl.FetchTask {
+	return fetchTask(c, s.siteOf(c.URL))
 }
 
 // releaseNow, under ReleaseOnAdmit, makes a candidate an admission is
