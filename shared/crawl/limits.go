@@ -1,6 +1,9 @@
 package crawl
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // The largest value each crawl setting takes, the same for a CLI flag,
 // an enqueue event's field and the stack's parameters: past these a
@@ -35,3 +38,22 @@ const (
 // tree kept to pages under 4 MiB, this is what keeps memory a small
 // multiple of the bodies fetched at once (docs/limits.md).
 const ParseRoom = 16 << 20
+
+// MaxMessageBytes is the largest message body the embedded home's queues
+// take: SQS's limit as the AWS home keeps it (sqsq.MaxPayload), so that
+// a stage that would overflow SQS fails on one machine too rather than
+// only on AWS.
+const MaxMessageBytes = 256 << 10
+
+// CheckMessages refuses a send to queue whose bodies SQS would refuse
+// (an empty one, or one over MaxMessageBytes): crawl.KindInvalid, naming
+// the body, so that the caller sends nothing of the call.
+func CheckMessages(queue string, bodies [][]byte) error {
+	for i, b := range bodies {
+		if len(b) == 0 || len(b) > MaxMessageBytes {
+			return E(fmt.Sprintf("send to %s: message %d of %d (nothing sent)", queue, i+1, len(bodies)), KindInvalid,
+				fmt.Errorf("body of %d bytes: a message holds 1 to %d", len(b), MaxMessageBytes))
+		}
+	}
+	return nil
+}

@@ -12,7 +12,7 @@ import (
 // as against the SQLite queue and SQS.
 func TestContract(t *testing.T) {
 	contract.Queue(t, func(t *testing.T, visibility time.Duration) contract.MessageQueue {
-		return queue{q: New(), lease: visibility}
+		return queue{q: New("fetch"), lease: visibility}
 	})
 }
 

@@ -18,7 +18,6 @@ package memq
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -26,10 +25,6 @@ import (
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
-
-// MaxMessageBytes is the largest body Send takes: SQS's limit, as in
-// the SQLite queue (sqlite.MaxMessageBytes).
-const MaxMessageBytes = 256 << 10
 
 // Message is a received message.
 type Message struct {
@@ -40,6 +35,7 @@ type Message struct {
 
 // Queue is one in-process queue. Its zero value is not usable: New.
 type Queue struct {
+	name string // for errors
 	mu   sync.Mutex
 	seq  int64
 	msgs map[string]*entry
@@ -53,18 +49,15 @@ type entry struct {
 	receives int
 }
 
-// New returns an empty queue.
-func New() *Queue { return &Queue{msgs: map[string]*entry{}, now: time.Now} }
+// New returns an empty queue, named name in its errors.
+func New(name string) *Queue { return &Queue{name: name, msgs: map[string]*entry{}, now: time.Now} }
 
 // Send appends messages, visible at once. An empty body or one over
-// MaxMessageBytes is refused (crawl.KindInvalid), and then nothing of
-// the call is sent.
+// crawl.MaxMessageBytes is refused (crawl.CheckMessages), and then
+// nothing of the call is sent.
 func (q *Queue) Send(bodies ...[]byte) error {
-	for i, b := range bodies {
-		if len(b) == 0 || len(b) > MaxMessageBytes {
-			return crawl.E(fmt.Sprintf("send: message %d of %d (nothing sent)", i+1, len(bodies)), crawl.KindInvalid,
-				fmt.Errorf("body of %d bytes: a message holds 1 to %d", len(b), MaxMessageBytes))
-		}
+	if err := crawl.CheckMessages(q.name, bodies); err != nil {
+		return err
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()

@@ -11,7 +11,7 @@ import (
 // a retried message comes after those visible before it.
 func TestQueue(t *testing.T) {
 	now := time.Unix(1000, 0)
-	q := New()
+	q := New("q")
 	q.now = func() time.Time { return now }
 	if err := q.Send([]byte("a"), []byte("b"), []byte("c")); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestQueue(t *testing.T) {
 // are received first, whatever their order of sending.
 func TestQueueVisibleFirst(t *testing.T) {
 	now := time.Unix(1000, 0)
-	q := New()
+	q := New("q")
 	q.now = func() time.Time { return now }
 	q.Send([]byte("old"), []byte("new"))
 	for _, m := range q.Receive(2, time.Minute) {

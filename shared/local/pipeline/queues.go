@@ -24,7 +24,7 @@ type queues struct {
 }
 
 func newQueues(db *sqlite.DB) *queues {
-	return &queues{db: db, mem: map[string]*memq.Queue{QueueFetch: memq.New()}}
+	return &queues{db: db, mem: map[string]*memq.Queue{QueueFetch: memq.New(QueueFetch)}}
 }
 
 func (q *queues) Send(ctx context.Context, name string, bodies ...[]byte) error {

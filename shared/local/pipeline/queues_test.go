@@ -109,8 +109,7 @@ func finishedOnce(t *testing.T, dir string, site *testsite.Site) {
 	}
 	defer db.Close()
 	for _, c := range []struct{ name, query string }{
-		{"crawls without a summary", `SELECT count(*) FROM crawl_log l WHERE NOT EXISTS
-			(SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)`},
+		{"crawls without a summary", unsummarized},
 		{"messages left", `SELECT count(*) FROM queue_message`},
 	} {
 		var n int
@@ -127,6 +126,11 @@ func finishedOnce(t *testing.T, dir string, site *testsite.Site) {
 		t.Errorf("%d paths requested: the crawl did not run", len(site.Counts()))
 	}
 }
+
+// unsummarized counts the crawls recorded without a summary: not
+// handed on (every crawl gets its summary).
+const unsummarized = `SELECT count(*) FROM crawl_log l WHERE NOT EXISTS
+	(SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)`
 
 // stopAfterFirstRecord runs a crawl of seed into dir that stops at its
 // first recorded crawl, before that crawl is handed on, and returns how
@@ -146,8 +150,7 @@ func stopAfterFirstRecord(t *testing.T, dir string, cfg Config) int {
 		t.Fatal("the stopped run returned no error")
 	}
 	var n int
-	if err := dd.DB.SQL().QueryRow(`SELECT count(*) FROM crawl_log l WHERE NOT EXISTS
-		(SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)`).Scan(&n); err != nil {
+	if err := dd.DB.SQL().QueryRow(unsummarized).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -175,8 +178,7 @@ func TestResumeHandsOnBeforeRelease(t *testing.T) {
 	cfg.afterResume = func() {
 		resumed = true
 		var n int
-		if err := dd.DB.SQL().QueryRow(`SELECT count(*) FROM crawl_log l WHERE NOT EXISTS
-			(SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)`).Scan(&n); err != nil || n != 0 {
+		if err := dd.DB.SQL().QueryRow(unsummarized).Scan(&n); err != nil || n != 0 {
 			t.Errorf("%d crawls not handed on (%v) when the run starts releasing, want none", n, err)
 		}
 	}

@@ -20,23 +20,15 @@ type Message struct {
 	seq          int64 // the message's order in its queue
 }
 
-// MaxMessageBytes is the largest body Send takes: SQS's limit as the
-// AWS home keeps it (sqsq.MaxPayload), so that a stage that would
-// overflow SQS fails here too rather than only on AWS.
-const MaxMessageBytes = 256 << 10
-
 // Send appends messages to a queue, in one transaction. An empty body or
-// one over MaxMessageBytes is refused (crawl.KindInvalid), and then
-// nothing of the call is sent.
+// one over crawl.MaxMessageBytes is refused (crawl.CheckMessages), and
+// then nothing of the call is sent.
 func (d *DB) Send(ctx context.Context, queue string, bodies ...[]byte) error {
 	if len(bodies) == 0 {
 		return nil
 	}
-	for i, b := range bodies {
-		if len(b) == 0 || len(b) > MaxMessageBytes {
-			return crawl.E(fmt.Sprintf("send to %s: message %d of %d (nothing sent)", queue, i+1, len(bodies)), crawl.KindInvalid,
-				fmt.Errorf("body of %d bytes: a message holds 1 to %d", len(b), MaxMessageBytes))
-		}
+	if err := crawl.CheckMessages(queue, bodies); err != nil {
+		return err
 	}
 	now := time.Now().UnixMilli()
 	return d.tx(ctx, func(ctx context.Context, tx *wtx) error {
