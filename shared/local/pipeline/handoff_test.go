@@ -10,7 +10,7 @@ import (
 )
 
 // TestFetchedPagesGoStraightToTheParser: in a crawl, a fetched page is
-// parsed and summarized by the worker that fetched it; no parse task is
+// parsed and summarized as it is handed on, in process; no parse task is
 // written to the parse queue (a trigger counts what each queue is sent),
 // no fetch task to the database (the fetch queue is in memory), and
 // every HTML page crawled has its summary.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -113,6 +114,7 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	stillDue, runErr := r.drive(ctx, st, cfg, start)
 	stop()
 	wg.Wait()
+	r.handOffs.Wait()
 	if ctx.Err() == nil {
 		// The last pages into the search index. (A run stopped early
 		// leaves them to the next run, or to a search that can write.)
@@ -188,9 +190,10 @@ func (r *runner) newStages(cfg Config) *stages {
 	// The fetcher hands a page to the parser directly (inline), which
 	// hands it on to the summarizer: a page's parse task is never
 	// written, received and deleted (2.2 of a short page's 7.1 writes,
-	// BENCHMARKS.md). The fetch task is deleted only once all that is
-	// done, so a killed run hands the recorded crawl on again.
-	st.fetcher = fetch.New(d.DB, keptOnce{d.Blobs, d.DB}, fetch.Queues{Enqueue: enqueue, Parse: r.inline(st.parse), Summarize: r.sender(QueueSummarize)},
+	// BENCHMARKS.md). The hand-off runs behind the fetch worker, which
+	// goes on to its next fetch (behind): a crawl recorded and not yet
+	// summarized when the run is killed is handed on by the next run.
+	st.fetcher = fetch.New(d.DB, keptOnce{d.Blobs, d.DB}, fetch.Queues{Enqueue: enqueue, Parse: r.behind(st.parse, 2*cfg.Concurrency), Summarize: r.sender(QueueSummarize)},
 		cfg.Client, politeness.NewGate(), cfg.Fetch, log)
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.
@@ -223,6 +226,7 @@ func (r *runner) resume(ctx context.Context, st *stages, cfg Config, start time.
 	if err := r.handOn(ctx, st); err != nil {
 		return err
 	}
+	r.handOffs.Wait() // the hand-ons go on behind the fetcher
 	// The fetch tasks an earlier version kept in the database are stale
 	// now (their candidates were just released again, as new crawls):
 	// this version's are in memory (queues).
@@ -306,8 +310,8 @@ type worker struct {
 	handle       func(context.Context, []byte) error
 }
 
-// parsers is how many parse workers run. The fetch workers parse the
-// pages they fetch themselves (newStages); the parse queue holds only
+// parsers is how many parse workers run. The fetched pages are parsed
+// as they are handed on (newStages); the parse queue holds only
 // the tasks the hand-off failed on (to be retried, and dead-lettered in
 // the end) and those a killed run of an earlier version left.
 var parsers = runtime.GOMAXPROCS(0)
@@ -392,6 +396,7 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 		if err != nil {
 			return false, err
 		}
+		pending += int(r.handingOn.Load())
 		if cfg.Progress != nil && time.Since(lastProgress) >= 200*time.Millisecond {
 			lastProgress = time.Now()
 			if time.Since(lastFrontier) >= time.Second {
@@ -487,8 +492,10 @@ type runner struct {
 	q         *queues
 	log       *slog.Logger
 	wake      map[string]chan struct{}
-	driveWake chan struct{} // see drive
-	lease     time.Duration // how long a received message stays hidden; extended while it is handled
+	driveWake chan struct{}  // see drive
+	lease     time.Duration  // how long a received message stays hidden; extended while it is handled
+	handingOn atomic.Int64   // pages being handed on behind the fetch workers (behind)
+	handOffs  sync.WaitGroup // their goroutines
 }
 
 func (r *runner) wakeDrive() {

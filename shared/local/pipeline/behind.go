@@ -1,0 +1,58 @@
+package pipeline
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// behind hands messages to the next stage inline (see inline), but in
+// goroutines of their own, and returns as soon as each has one: the
+// fetch worker that recorded a page goes on to its next fetch while the
+// page is parsed, its links admitted and its summary written. At most
+// cap(slots) messages are handled at once; past that, Send waits for a
+// slot, so fetches never run far ahead of what the writer keeps up with.
+//
+// Nothing is lost by not waiting: a message the handler fails on goes
+// to its durable queue (inline), and a page whose hand-off a stop cuts
+// short is recorded without a summary, which the next run hands on
+// (runner.handOn). The run counts the hand-offs under way as pending
+// work (inFlight), so it does not end before they do, and waits for
+// them (wait) before it closes the database.
+type behind struct {
+	inline
+	slots    chan struct{}
+	inFlight *atomic.Int64
+	wg       *sync.WaitGroup
+}
+
+func (r *runner) behind(w worker, n int) behind {
+	return behind{inline: r.inline(w), slots: make(chan struct{}, n), inFlight: &r.handingOn, wg: &r.handOffs}
+}
+
+func (s behind) Send(ctx context.Context, bodies ...[]byte) error {
+	for _, b := range bodies {
+		select {
+		case s.slots <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		s.inFlight.Add(1)
+		s.wg.Add(1)
+		go func() {
+			defer func() {
+				s.inFlight.Add(-1)
+				<-s.slots
+				s.wg.Done()
+				s.r.wakeDrive()
+			}()
+			if err := s.inline.Send(ctx, b); err != nil && ctx.Err() == nil {
+				// Neither handled nor queued (the database failed): the
+				// crawl stays recorded without its summary, and the next
+				// run hands it on.
+				s.r.log.ErrorContext(ctx, "handing a page on failed; the next run hands it on", "queue", s.w.queue, "err", err)
+			}
+		}()
+	}
+	return nil
+}

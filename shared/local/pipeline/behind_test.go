@@ -1,0 +1,69 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestBehind: a hand-off returns before the page is handled, at most
+// its slots are handled at once (the next Send waits for one), the run
+// counts them as pending, and one the handler fails on goes to its
+// durable queue, as an inline one does.
+func TestBehind(t *testing.T) {
+	ctx := context.Background()
+	dd, err := OpenDataDir(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Close()
+	r := &runner{d: dd, q: newQueues(dd.DB), log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		wake: map[string]chan struct{}{QueueParse: make(chan struct{}, 1)}, driveWake: make(chan struct{}, 1)}
+	release := make(chan struct{})
+	var running, most atomic.Int64
+	w := worker{queue: QueueParse, batch: 1, lanes: 1, handle: func(ctx context.Context, b []byte) error {
+		n := running.Add(1)
+		defer running.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		<-release
+		if string(b) == "bad" {
+			return errors.New("cannot parse")
+		}
+		return nil
+	}}
+	b := r.behind(w, 2)
+
+	if err := b.Send(ctx, []byte("good"), []byte("bad")); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.handingOn.Load(); n != 2 {
+		t.Errorf("%d hand-offs counted under way, want 2", n)
+	}
+	third := make(chan error, 1)
+	go func() { third <- b.Send(ctx, []byte("good")) }()
+	select {
+	case <-third:
+		t.Fatal("a third hand-off got a slot while two were handled")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if err := <-third; err != nil {
+		t.Fatal(err)
+	}
+	r.handOffs.Wait()
+	if n := r.handingOn.Load(); n != 0 {
+		t.Errorf("%d hand-offs counted under way after all were handled, want none", n)
+	}
+	if m := most.Load(); m != 2 {
+		t.Errorf("at most %d handled at once, want 2 (the slots)", m)
+	}
+	msgs, err := dd.DB.Receive(ctx, QueueParse, 10, time.Minute)
+	if err != nil || len(msgs) != 1 || string(msgs[0].Body) != "bad" {
+		t.Errorf("parse queue = %+v, %v; want the one message that failed", msgs, err)
+	}
+}
