@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 )
@@ -17,17 +18,21 @@ import (
 // to its durable queue (inline), and a page whose hand-off a stop cuts
 // short is recorded without a summary, which the next run hands on
 // (runner.handOn). The run counts the hand-offs under way as pending
-// work (inFlight), so it does not end before they do, and waits for
-// them (wait) before it closes the database.
+// work (inFlight; runner.pendingWork), so it does not end before they
+// do, and waits for them (wg) before it releases anything at resume and
+// before it closes the database. A hand-off neither handled nor queued
+// (the database failed) is kept (fail): the run then ends with that
+// error, and the next run hands the page on.
 type behind struct {
 	inline
 	slots    chan struct{}
 	inFlight *atomic.Int64
 	wg       *sync.WaitGroup
+	fail     func(error)
 }
 
 func (r *runner) behind(w worker, n int) behind {
-	return behind{inline: r.inline(w), slots: make(chan struct{}, n), inFlight: &r.handingOn, wg: &r.handOffs}
+	return behind{inline: r.inline(w), slots: make(chan struct{}, n), inFlight: &r.handingOn, wg: &r.handOffs, fail: r.handOffFailed}
 }
 
 func (s behind) Send(ctx context.Context, bodies ...[]byte) error {
@@ -51,8 +56,27 @@ func (s behind) Send(ctx context.Context, bodies ...[]byte) error {
 				// crawl stays recorded without its summary, and the next
 				// run hands it on.
 				s.r.log.ErrorContext(ctx, "handing a page on failed; the next run hands it on", "queue", s.w.queue, "err", err)
+				s.fail(err)
 			}
 		}()
 	}
 	return nil
+}
+
+// handOffFailed keeps the first hand-off error of the run (behind).
+func (r *runner) handOffFailed(err error) {
+	r.handOffMu.Lock()
+	defer r.handOffMu.Unlock()
+	if r.handOffErr == nil {
+		r.handOffErr = fmt.Errorf("hand a fetched page on (the next run hands it on): %w", err)
+	}
+}
+
+// waitHandOffs waits for the hand-offs under way and returns the first
+// that failed, if any did.
+func (r *runner) waitHandOffs() error {
+	r.handOffs.Wait()
+	r.handOffMu.Lock()
+	defer r.handOffMu.Unlock()
+	return r.handOffErr
 }

@@ -67,3 +67,48 @@ func TestBehind(t *testing.T) {
 		t.Errorf("parse queue = %+v, %v; want the one message that failed", msgs, err)
 	}
 }
+
+// TestBehindFailed: a hand-off that is neither handled nor queued (the
+// database is gone) is not only logged: the run gets its error when it
+// waits for the hand-offs, and ends with it.
+func TestBehindFailed(t *testing.T) {
+	ctx := context.Background()
+	dd, err := OpenDataDir(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{d: dd, q: newQueues(dd.DB), log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		wake: map[string]chan struct{}{QueueParse: make(chan struct{}, 1)}, driveWake: make(chan struct{}, 1)}
+	w := worker{queue: QueueParse, batch: 1, lanes: 1, handle: func(context.Context, []byte) error {
+		return errors.New("cannot parse")
+	}}
+	dd.Close() // the failed page cannot be queued either
+	if err := r.behind(w, 1).Send(ctx, []byte("bad")); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.waitHandOffs(); err == nil {
+		t.Error("a hand-off neither handled nor queued was not reported")
+	}
+}
+
+// TestPendingWork: the run's pending work counts the fetch tasks in
+// memory, the hand-offs under way and the database's messages.
+func TestPendingWork(t *testing.T) {
+	ctx := context.Background()
+	dd, err := OpenDataDir(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Close()
+	r := &runner{d: dd, q: newQueues(dd.DB)}
+	if err := r.q.Send(ctx, QueueFetch, []byte(`{"url":"a"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.q.Send(ctx, QueueSummarize, []byte(`{"url":"b"}`)); err != nil {
+		t.Fatal(err)
+	}
+	r.handingOn.Add(1)
+	if n, err := r.pendingWork(ctx); n != 3 || err != nil {
+		t.Errorf("pendingWork = %d, %v; want 3 (a fetch task, a hand-off, a summarize task)", n, err)
+	}
+}

@@ -91,6 +91,9 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	for _, q := range allQueues {
 		r.wake[q] = make(chan struct{}, 1)
 	}
+	// Whatever path Run returns by, no hand-off outlives it (the caller
+	// closes the database next).
+	defer r.handOffs.Wait()
 	st := r.newStages(cfg)
 	// The sites (seed 001) rule their URLs' admission and release; a
 	// change to one (`crawler site`, from another process) is read again
@@ -114,7 +117,9 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	stillDue, runErr := r.drive(ctx, st, cfg, start)
 	stop()
 	wg.Wait()
-	r.handOffs.Wait()
+	if err := r.waitHandOffs(); err != nil && runErr == nil {
+		runErr = err
+	}
 	if ctx.Err() == nil {
 		// The last pages into the search index. (A run stopped early
 		// leaves them to the next run, or to a search that can write.)
@@ -193,7 +198,7 @@ func (r *runner) newStages(cfg Config) *stages {
 	// BENCHMARKS.md). The hand-off runs behind the fetch worker, which
 	// goes on to its next fetch (behind): a crawl recorded and not yet
 	// summarized when the run is killed is handed on by the next run.
-	st.fetcher = fetch.New(d.DB, keptOnce{d.Blobs, d.DB}, fetch.Queues{Enqueue: enqueue, Parse: r.behind(st.parse, 2*cfg.Concurrency), Summarize: r.sender(QueueSummarize)},
+	st.fetcher = fetch.New(d.DB, newKeptOnce(d.Blobs, d.DB), fetch.Queues{Enqueue: enqueue, Parse: r.behind(st.parse, 2*cfg.Concurrency), Summarize: r.sender(QueueSummarize)},
 		cfg.Client, politeness.NewGate(), cfg.Fetch, log)
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.
@@ -226,7 +231,11 @@ func (r *runner) resume(ctx context.Context, st *stages, cfg Config, start time.
 	if err := r.handOn(ctx, st); err != nil {
 		return err
 	}
-	r.handOffs.Wait() // the hand-ons go on behind the fetcher
+	// The hand-ons go on behind the fetcher: all of them finish before
+	// anything is released, and one that failed stops the run.
+	if err := r.waitHandOffs(); err != nil {
+		return err
+	}
 	// The fetch tasks an earlier version kept in the database are stale
 	// now (their candidates were just released again, as new crawls):
 	// this version's are in memory (queues).
@@ -392,11 +401,10 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 				r.notify(QueueFetch)
 			}
 		}
-		pending, err := r.q.Pending(ctx, allQueues...)
+		pending, err := r.pendingWork(ctx)
 		if err != nil {
 			return false, err
 		}
-		pending += int(r.handingOn.Load())
 		if cfg.Progress != nil && time.Since(lastProgress) >= 200*time.Millisecond {
 			lastProgress = time.Now()
 			if time.Since(lastFrontier) >= time.Second {
@@ -488,14 +496,38 @@ func (d *DataDir) report(ctx context.Context, res *Result) error {
 }
 
 type runner struct {
-	d         *DataDir
-	q         *queues
-	log       *slog.Logger
-	wake      map[string]chan struct{}
-	driveWake chan struct{}  // see drive
-	lease     time.Duration  // how long a received message stays hidden; extended while it is handled
-	handingOn atomic.Int64   // pages being handed on behind the fetch workers (behind)
-	handOffs  sync.WaitGroup // their goroutines
+	d          *DataDir
+	q          *queues
+	log        *slog.Logger
+	wake       map[string]chan struct{}
+	driveWake  chan struct{}  // see drive
+	lease      time.Duration  // how long a received message stays hidden; extended while it is handled
+	handingOn  atomic.Int64   // pages being handed on behind the fetch workers (behind)
+	handOffs   sync.WaitGroup // their goroutines
+	handOffMu  sync.Mutex
+	handOffErr error // the first hand-off neither handled nor queued (behind)
+}
+
+// pendingWork counts the messages waiting or in hand in every queue and
+// the hand-offs under way (behind), in the order that misses none of
+// them as they move on: first the fetch queue in memory (a fetch task
+// is deleted only after its hand-off is counted), then the hand-offs (one
+// ends only after what failed in it is queued), then the database's
+// queues.
+func (r *runner) pendingWork(ctx context.Context) (int, error) {
+	n, err := r.q.Pending(ctx, QueueFetch)
+	if err != nil {
+		return 0, err
+	}
+	n += int(r.handingOn.Load())
+	var durable []string
+	for _, q := range allQueues {
+		if q != QueueFetch {
+			durable = append(durable, q)
+		}
+	}
+	k, err := r.q.Pending(ctx, durable...)
+	return n + k, err
 }
 
 func (r *runner) wakeDrive() {
