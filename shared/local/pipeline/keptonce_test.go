@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"net/http"
@@ -8,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
@@ -92,5 +95,44 @@ func TestBodiesKeptOnceInWARCFiles(t *testing.T) {
 	// The recrawl kept no body, so it started no file.
 	if len(files) != 1 || responses != 3 {
 		t.Errorf("%d WARC files with %d response records, want 1 with 3", len(files), responses)
+	}
+}
+
+// TestKeptOnceAtOnce: keepers of the same bytes at the same moment,
+// before any crawl of them is recorded, get one record: the first keeps
+// it and the others wait for its key. Other bytes get a record of their
+// own.
+func TestKeptOnceAtOnce(t *testing.T) {
+	ctx := context.Background()
+	dd, err := OpenDataDir(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dd.Close()
+	k := newKeptOnce(dd.Blobs, dd.DB)
+	x := func(u, body string) warc.Exchange {
+		return warc.Exchange{URL: u, Date: time.Now(), Method: "GET", Status: 200, Body: []byte(body)}
+	}
+	keys := make([]string, 8)
+	var wg sync.WaitGroup
+	for i := range keys {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if keys[i], err = k.Keep(ctx, x(fmt.Sprintf("http://example.com/mirror%d", i), "the same bytes")); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, key := range keys {
+		if key != keys[0] || key == "" {
+			t.Fatalf("keys %q: mirror %d was kept apart", keys, i)
+		}
+	}
+	other, err := k.Keep(ctx, x("http://example.com/other", "other bytes"))
+	if err != nil || other == keys[0] {
+		t.Errorf("other bytes kept under %q (%v), the mirrors' key %q", other, err, keys[0])
 	}
 }
