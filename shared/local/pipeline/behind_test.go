@@ -21,8 +21,7 @@ func TestBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dd.Close()
-	r := &runner{d: dd, q: newQueues(dd.DB), log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		wake: map[string]chan struct{}{QueueParse: make(chan struct{}, 1)}, driveWake: make(chan struct{}, 1)}
+	r := parseRunner(dd)
 	release := make(chan struct{})
 	var running, most atomic.Int64
 	w := worker{queue: QueueParse, batch: 1, lanes: 1, handle: func(ctx context.Context, b []byte) error {
@@ -77,8 +76,7 @@ func TestBehindFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &runner{d: dd, q: newQueues(dd.DB), log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		wake: map[string]chan struct{}{QueueParse: make(chan struct{}, 1)}, driveWake: make(chan struct{}, 1)}
+	r := parseRunner(dd)
 	w := worker{queue: QueueParse, batch: 1, lanes: 1, handle: func(context.Context, []byte) error {
 		return errors.New("cannot parse")
 	}}
@@ -89,6 +87,13 @@ func TestBehindFailed(t *testing.T) {
 	if err := r.waitHandOffs(); err == nil {
 		t.Error("a hand-off neither handled nor queued was not reported")
 	}
+}
+
+// parseRunner is a runner over dd with no stages, for a hand-off to the
+// parse queue's worker.
+func parseRunner(dd *DataDir) *runner {
+	return &runner{d: dd, q: newQueues(dd.DB), log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		wake: map[string]chan struct{}{QueueParse: make(chan struct{}, 1)}, driveWake: make(chan struct{}, 1)}
 }
 
 // TestPendingWork: the run's pending work counts the fetch tasks in
