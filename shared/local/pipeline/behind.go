@@ -3,8 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
 )
 
 // behind hands messages to the next stage inline (see inline), but in
@@ -18,21 +16,19 @@ import (
 // to its durable queue (inline), and a page whose hand-off a stop cuts
 // short is recorded without a summary, which the next run hands on
 // (runner.handOn). The run counts the hand-offs under way as pending
-// work (inFlight; runner.pendingWork), so it does not end before they
-// do, and waits for them (wg) before it releases anything at resume and
-// before it closes the database. A hand-off neither handled nor queued
-// (the database failed) is kept (fail): the run then ends with that
-// error, and the next run hands the page on.
+// work (runner.handingOn, read by runner.pendingWork), so it does not
+// end before they do, and waits for them (runner.handOffs) before it
+// releases anything at resume and before it closes the database. A
+// hand-off neither handled nor queued (the database failed) is kept
+// (runner.handOffFailed): the run then ends with that error, and the
+// next run hands the page on.
 type behind struct {
 	inline
-	slots    chan struct{}
-	inFlight *atomic.Int64
-	wg       *sync.WaitGroup
-	fail     func(error)
+	slots chan struct{}
 }
 
 func (r *runner) behind(w worker, n int) behind {
-	return behind{inline: r.inline(w), slots: make(chan struct{}, n), inFlight: &r.handingOn, wg: &r.handOffs, fail: r.handOffFailed}
+	return behind{inline: r.inline(w), slots: make(chan struct{}, n)}
 }
 
 func (s behind) Send(ctx context.Context, bodies ...[]byte) error {
@@ -42,13 +38,13 @@ func (s behind) Send(ctx context.Context, bodies ...[]byte) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		s.inFlight.Add(1)
-		s.wg.Add(1)
+		s.r.handingOn.Add(1)
+		s.r.handOffs.Add(1)
 		go func() {
 			defer func() {
-				s.inFlight.Add(-1)
+				s.r.handingOn.Add(-1)
 				<-s.slots
-				s.wg.Done()
+				s.r.handOffs.Done()
 				s.r.wakeDrive()
 			}()
 			if err := s.inline.Send(ctx, b); err != nil && ctx.Err() == nil {
@@ -56,7 +52,7 @@ func (s behind) Send(ctx context.Context, bodies ...[]byte) error {
 				// crawl stays recorded without its summary, and the next
 				// run hands it on.
 				s.r.log.ErrorContext(ctx, "handing a page on failed; the next run hands it on", "queue", s.w.queue, "err", err)
-				s.fail(err)
+				s.r.handOffFailed(err)
 			}
 		}()
 	}

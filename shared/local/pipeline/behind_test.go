@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"sync/atomic"
 	"testing"
@@ -92,7 +91,7 @@ func TestBehindFailed(t *testing.T) {
 // parseRunner is a runner over dd with no stages, for a hand-off to the
 // parse queue's worker.
 func parseRunner(dd *DataDir) *runner {
-	return &runner{d: dd, q: newQueues(dd.DB), log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	return &runner{d: dd, q: newQueues(dd.DB), log: slog.New(slog.DiscardHandler),
 		wake: map[string]chan struct{}{QueueParse: make(chan struct{}, 1)}, driveWake: make(chan struct{}, 1)}
 }
 

@@ -27,6 +27,10 @@ const (
 
 var allQueues = []string{QueueEnqueue, QueueFetch, QueueParse, QueueSummarize}
 
+// durableQueues are the queues kept in the database: all but the fetch
+// queue, which is in memory (queues).
+var durableQueues = []string{QueueEnqueue, QueueParse, QueueSummarize}
+
 // DataDir is an open data directory: the database, the blob store, and
 // a lock that keeps a second process out.
 type DataDir struct {

@@ -520,13 +520,7 @@ func (r *runner) pendingWork(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	n += int(r.handingOn.Load())
-	var durable []string
-	for _, q := range allQueues {
-		if q != QueueFetch {
-			durable = append(durable, q)
-		}
-	}
-	k, err := r.q.Pending(ctx, durable...)
+	k, err := r.q.Pending(ctx, durableQueues...)
 	return n + k, err
 }
 
