@@ -102,6 +102,35 @@ type LinkSummary struct {
 	Text             *string
 }
 
+// Flags returns the link's boolean columns as one bit set, lowest bit
+// first: rel_nofollow, rel_me, rel_tag, contains_headline, then the
+// location signature in seed 002's column order (in_header ...
+// in_paragraph). Both homes store link rows with their flags so (the
+// bit order is stored: never change it).
+func (l *LinkSummary) Flags() uint32 {
+	var b uint32
+	for bit, f := range l.flags() {
+		if *f {
+			b |= 1 << bit
+		}
+	}
+	return b
+}
+
+// SetFlags sets the link's boolean columns from a bit set made by Flags.
+func (l *LinkSummary) SetFlags(b uint32) {
+	for bit, f := range l.flags() {
+		*f = b&(1<<bit) != 0
+	}
+}
+
+func (l *LinkSummary) flags() [19]*bool {
+	p := &l.Location
+	return [19]*bool{&l.RelNofollow, &l.RelMe, &l.RelTag, &l.ContainsHeadline, &p.InHeader, &p.InFooter, &p.InAside,
+		&p.InNav, &p.InForm, &p.InMain, &p.InArticle, &p.InSection, &p.InTable, &p.InFigure, &p.InAddress, &p.InCode,
+		&p.InHeadline, &p.InList, &p.InParagraph}
+}
+
 // Location is a link's location signature: the HTML sectioning and
 // grouping elements it appears inside.
 type Location struct {

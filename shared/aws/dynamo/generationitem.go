@@ -453,21 +453,11 @@ func encodeHistory(h []dupStatus) types.AttributeValue {
 type linkRow struct {
 	URL      string                 `json:"u"`
 	Fragment *string                `json:"f,omitempty"`
-	Flags    uint32                 `json:"b,omitempty"` // see linkFlags
+	Flags    uint32                 `json:"b,omitempty"` // crawl.LinkSummary.Flags
 	Dest     *crawl.DestinationType `json:"d,omitempty"`
 	Locality crawl.Locality         `json:"l,omitempty"`
 	Tag      *string                `json:"g,omitempty"`
 	Text     *string                `json:"x,omitempty"`
-}
-
-// linkFlags lists a link row's flag bits, lowest first: rel_nofollow,
-// rel_me, rel_tag, contains_headline, then the location signature in
-// seed 002's column order (in_header ... in_paragraph).
-func linkFlags(l *crawl.LinkSummary) []*bool {
-	p := &l.Location
-	return []*bool{&l.RelNofollow, &l.RelMe, &l.RelTag, &l.ContainsHeadline, &p.InHeader, &p.InFooter, &p.InAside,
-		&p.InNav, &p.InForm, &p.InMain, &p.InArticle, &p.InSection, &p.InTable, &p.InFigure, &p.InAddress, &p.InCode,
-		&p.InHeadline, &p.InList, &p.InParagraph}
 }
 
 // encodeLinks returns the gzip-compressed JSON of the first links whose
@@ -475,14 +465,8 @@ func linkFlags(l *crawl.LinkSummary) []*bool {
 func encodeLinks(links []crawl.LinkSummary, max int) ([]byte, int, error) {
 	rows := make([]linkRow, len(links))
 	for i := range links {
-		l := links[i]
-		var flags uint32
-		for bit, f := range linkFlags(&l) {
-			if *f {
-				flags |= 1 << bit
-			}
-		}
-		rows[i] = linkRow{URL: l.LinkToURL, Fragment: l.LinkToFragment, Flags: flags, Dest: l.DestinationType,
+		l := &links[i]
+		rows[i] = linkRow{URL: l.LinkToURL, Fragment: l.LinkToFragment, Flags: l.Flags(), Dest: l.DestinationType,
 			Locality: l.Locality, Tag: l.HTMLTagName, Text: l.Text}
 	}
 	enc := func(n int) ([]byte, error) {
@@ -610,9 +594,7 @@ func decodeLinks(blob []byte, genID int64) ([]crawl.LinkSummary, error) {
 	for i, r := range rows {
 		l := crawl.LinkSummary{ID: int64(i + 1), GenerationID: genID, LinkToURL: r.URL, LinkToFragment: r.Fragment,
 			DestinationType: r.Dest, Locality: r.Locality, HTMLTagName: r.Tag, Text: r.Text}
-		for bit, f := range linkFlags(&l) {
-			*f = r.Flags&(1<<bit) != 0
-		}
+		l.SetFlags(r.Flags)
 		out[i] = l
 	}
 	return out, nil

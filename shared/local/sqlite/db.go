@@ -6,7 +6,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -37,11 +36,9 @@ type DB struct {
 	closed     chan struct{}
 	writerDone chan struct{}
 	closeOnce  sync.Once
-	wc         *sql.Conn                         // w's one connection, held by the writer
-	hot        map[string]*sql.Stmt              // statements prepared on wc, used by the writer only
-	raw        map[string]driver.StmtExecContext // the same, prepared on the driver's connection (insertRows)
-	args       []driver.NamedValue               // insertRows' arguments, reused
-	ids        idCache                           // the writer's only
+	wc         *sql.Conn            // w's one connection, held by the writer
+	hot        map[string]*sql.Stmt // statements prepared on wc, used by the writer only
+	ids        idCache              // the writer's only
 
 	older *older // what a database of an earlier version, opened read-only, lacks
 }
@@ -108,6 +105,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("bring %s up to date: %w", path, corrupt(err))
 	}
+	if err := migrateLinks(ctx, w, o.log); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("bring %s up to date: %w", path, corrupt(err))
+	}
 	wc, err := w.Conn(ctx)
 	if err != nil {
 		w.Close()
@@ -122,7 +123,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 	r.SetMaxOpenConns(readers)
 	r.SetMaxIdleConns(readers)
 	d := &DB{db: r, stmts: map[string]*sql.Stmt{}, w: w, writes: make(chan *writeReq), closed: make(chan struct{}),
-		writerDone: make(chan struct{}), wc: wc, hot: map[string]*sql.Stmt{}, raw: map[string]driver.StmtExecContext{},
+		writerDone: make(chan struct{}), wc: wc, hot: map[string]*sql.Stmt{},
 		ids: newIDCache()}
 	go d.write()
 	return d, nil
@@ -361,12 +362,6 @@ func (d *DB) Close() error {
 			for _, st := range d.hot {
 				st.Close()
 			}
-			d.wc.Raw(func(any) error {
-				for _, st := range d.raw {
-					st.(driver.Stmt).Close()
-				}
-				return nil
-			})
 			errs = append(errs, d.wc.Close())
 			// Fold the WAL into the database, so the file is whole on its
 			// own. Should it not be done (a reader still at it), the WAL
@@ -505,6 +500,49 @@ func migrateTokens(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store token counts a row per pile: %w", err)
+	}
+	return nil
+}
+
+// migrateLinks turns the link_summary table of an earlier version, a
+// row per link, into generation_links, a row per generation, read
+// through the link_summary view (schema.sql), in one transaction. The
+// rows keep their order; their link_summary_id is the view's.
+func migrateLinks(ctx context.Context, w *sql.DB, log *slog.Logger) error {
+	var tables int
+	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='link_summary'`).Scan(&tables); err != nil || tables == 0 {
+		return err
+	}
+	if log != nil {
+		var links int
+		w.QueryRowContext(ctx, `SELECT count(*) FROM link_summary`).Scan(&links)
+		log.WarnContext(ctx, "storing the links of a database made by an earlier version a row per page (once)", "links", links)
+	}
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store links a row per page: %w", err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		// The flags as crawl.LinkSummary.Flags sets them (in SQL, | and
+		// << bind alike: the brackets are needed); the rows in their
+		// table's order, which was the page's.
+		`INSERT OR IGNORE INTO generation_links(entity_generation_id, links)
+			SELECT entity_generation_id, json_group_array(json_array(link_to_url,
+				rel_nofollow | (rel_me<<1) | (rel_tag<<2) | (contains_headline<<3) | (in_header<<4) | (in_footer<<5) | (in_aside<<6) |
+				(in_nav<<7) | (in_form<<8) | (in_main<<9) | (in_article<<10) | (in_section<<11) | (in_table<<12) | (in_figure<<13) |
+				(in_address<<14) | (in_code<<15) | (in_headline<<16) | (in_list<<17) | (in_paragraph<<18),
+				destination_type, link_locality, link_to_fragment, html_tag_name, text) ORDER BY link_summary_id)
+			FROM link_summary GROUP BY entity_generation_id`,
+		`DROP TABLE link_summary`,
+		schema, // the view
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("store links a row per page: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store links a row per page: %w", err)
 	}
 	return nil
 }

@@ -239,6 +239,111 @@ func TestOlderDatabase(t *testing.T) {
 	}
 }
 
+// TestOlderLinkSummary: a database of an earlier version, whose
+// link_summary was a table of a row per link, is read as it is by a
+// read-only handle and moved to a row per page when next opened for
+// writing: the same rows, in the same order, through the view, and new
+// pages' links beside them.
+func TestOlderLinkSummary(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "crawl.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := map[string][]crawl.LinkSummary{"http://example.com/a": everyLinkColumn(), "http://example.com/b": everyLinkColumn()[:3]}
+	for u, links := range pages {
+		ng := contract.TextGen(u, 100, contract.TextPile(u), "Page")
+		ng.Links = links
+		apply(t, db, contract.SummaryUpdate(u, "c"+u, 100, crawl.GenerationReplace, 0, ng))
+	}
+	gens := map[string]int64{}
+	for u := range pages {
+		gens[u] = openGen(t, db, u).Generation.ID
+	}
+	db.Close()
+	// Make it as an earlier version left it: the rows in a table, ids
+	// of their own.
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE link_rows AS SELECT * FROM link_summary ORDER BY link_summary_id`,
+		`DROP VIEW link_summary`, `DROP TABLE generation_links`,
+		`CREATE TABLE link_summary (
+  link_summary_id      INTEGER PRIMARY KEY,
+  entity_generation_id INTEGER NOT NULL REFERENCES entity_generation(entity_generation_id),
+  link_to_url          INTEGER NOT NULL REFERENCES url(url_id),
+  link_to_fragment     TEXT,
+  rel_nofollow         INTEGER NOT NULL,
+  rel_me               INTEGER NOT NULL,
+  rel_tag              INTEGER NOT NULL,
+  in_header            INTEGER NOT NULL,
+  in_footer            INTEGER NOT NULL,
+  in_aside             INTEGER NOT NULL,
+  in_nav               INTEGER NOT NULL,
+  in_form              INTEGER NOT NULL,
+  in_main              INTEGER NOT NULL,
+  in_article           INTEGER NOT NULL,
+  in_section           INTEGER NOT NULL,
+  in_table             INTEGER NOT NULL,
+  in_figure            INTEGER NOT NULL,
+  in_address           INTEGER NOT NULL,
+  in_code              INTEGER NOT NULL,
+  in_headline          INTEGER NOT NULL,
+  in_list              INTEGER NOT NULL,
+  in_paragraph         INTEGER NOT NULL,
+  contains_headline    INTEGER NOT NULL,
+  destination_type     INTEGER,
+  link_locality        INTEGER NOT NULL,
+  html_tag_name        TEXT,
+  text                 TEXT
+);
+CREATE INDEX link_summary_by_generation ON link_summary(entity_generation_id);`,
+		`INSERT INTO link_summary SELECT NULL, entity_generation_id, link_to_url, link_to_fragment, rel_nofollow, rel_me, rel_tag,
+			in_header, in_footer, in_aside, in_nav, in_form, in_main, in_article, in_section, in_table, in_figure, in_address,
+			in_code, in_headline, in_list, in_paragraph, contains_headline, destination_type, link_locality, html_tag_name, text
+			FROM link_rows ORDER BY rowid`,
+		`DROP TABLE link_rows`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	raw.Close()
+
+	ro, err := sqlite.OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for u, links := range pages {
+		sameLinks(t, readLinks(t, ro.SQL(), gens[u]), links)
+	}
+	ro.Close()
+
+	rw, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("open an older database for writing: %v", err)
+	}
+	defer rw.Close()
+	var kind string
+	if err := rw.SQL().QueryRowContext(ctx, `SELECT type FROM sqlite_master WHERE name='link_summary'`).Scan(&kind); err != nil || kind != "view" {
+		t.Fatalf("link_summary is a %q (%v), want a view", kind, err)
+	}
+	const c = "http://example.com/c"
+	ng := contract.TextGen(c, 200, contract.TextPile(c), "New")
+	ng.Links = everyLinkColumn()[2:]
+	apply(t, rw, contract.SummaryUpdate(c, "cc", 200, crawl.GenerationReplace, 0, ng))
+	pages[c], gens[c] = ng.Links, openGen(t, rw, c).Generation.ID
+	for u, links := range pages {
+		sameLinks(t, readLinks(t, rw.SQL(), gens[u]), links)
+	}
+	if n := count(t, rw, `SELECT count(*) FROM generation_links`); n != len(pages) {
+		t.Errorf("%d rows in generation_links, want one a page, %d", n, len(pages))
+	}
+}
+
 // TestOlderFullTextIndex: a database whose full-text index kept its own
 // copy of the text (before the index read it from text_pile), with
 // rowids of its own, is searched as it is by a read-only handle, and

@@ -144,36 +144,34 @@ CREATE TABLE IF NOT EXISTS redirect_summary (
   by_security_policy   INTEGER NOT NULL DEFAULT 0,
   to_url_fragment      TEXT
 );
-CREATE TABLE IF NOT EXISTS link_summary (
-  link_summary_id      INTEGER PRIMARY KEY,
-  entity_generation_id INTEGER NOT NULL REFERENCES entity_generation(entity_generation_id),
-  link_to_url          INTEGER NOT NULL REFERENCES url(url_id),
-  link_to_fragment     TEXT,
-  rel_nofollow         INTEGER NOT NULL,
-  rel_me               INTEGER NOT NULL,
-  rel_tag              INTEGER NOT NULL,
-  in_header            INTEGER NOT NULL,
-  in_footer            INTEGER NOT NULL,
-  in_aside             INTEGER NOT NULL,
-  in_nav               INTEGER NOT NULL,
-  in_form              INTEGER NOT NULL,
-  in_main              INTEGER NOT NULL,
-  in_article           INTEGER NOT NULL,
-  in_section           INTEGER NOT NULL,
-  in_table             INTEGER NOT NULL,
-  in_figure            INTEGER NOT NULL,
-  in_address           INTEGER NOT NULL,
-  in_code              INTEGER NOT NULL,
-  in_headline          INTEGER NOT NULL,
-  in_list              INTEGER NOT NULL,
-  in_paragraph         INTEGER NOT NULL,
-  contains_headline    INTEGER NOT NULL,
-  destination_type     INTEGER,
-  link_locality        INTEGER NOT NULL,
-  html_tag_name        TEXT,
-  text                 TEXT
+-- link_summary is stored a row per generation: generation_links holds
+-- a generation's links as one JSON array of rows, in page order, each
+-- [link_to_url, flags, destination_type, link_locality,
+-- link_to_fragment, html_tag_name, text], the flags one bit set
+-- (crawl.LinkSummary.Flags: rel_nofollow, rel_me, rel_tag,
+-- contains_headline, then in_header ... in_paragraph, lowest bit
+-- first). link_summary is a view that reads them out as the seed's rows,
+-- column for column; link_summary_id is the generation's id times 2^32
+-- plus the link's place on the page, counted from 1. A crawl of the
+-- make-bench tree writes 526 such rows rather than 169,000 (BENCHMARKS.md
+-- "Link rows a row per page"). Databases made before 2026-11-28 had a
+-- table, which migrateLinks turns into these.
+CREATE TABLE IF NOT EXISTS generation_links (
+  entity_generation_id INTEGER PRIMARY KEY REFERENCES entity_generation(entity_generation_id),
+  links                TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS link_summary_by_generation ON link_summary(entity_generation_id);
+CREATE VIEW IF NOT EXISTS link_summary(link_summary_id, entity_generation_id, link_to_url, link_to_fragment,
+  rel_nofollow, rel_me, rel_tag, in_header, in_footer, in_aside, in_nav, in_form, in_main, in_article, in_section,
+  in_table, in_figure, in_address, in_code, in_headline, in_list, in_paragraph, contains_headline, destination_type,
+  link_locality, html_tag_name, text) AS
+  SELECT id, g, u, fragment,
+    f&1, (f>>1)&1, (f>>2)&1, (f>>4)&1, (f>>5)&1, (f>>6)&1, (f>>7)&1, (f>>8)&1, (f>>9)&1, (f>>10)&1,
+    (f>>11)&1, (f>>12)&1, (f>>13)&1, (f>>14)&1, (f>>15)&1, (f>>16)&1, (f>>17)&1, (f>>18)&1, (f>>3)&1,
+    dest, locality, tag, text
+  FROM (SELECT g.entity_generation_id*4294967296 + l.key + 1 AS id, g.entity_generation_id AS g, l.value->>0 AS u,
+      l.value->>1 AS f, l.value->>2 AS dest, l.value->>3 AS locality, l.value->>4 AS fragment, l.value->>5 AS tag,
+      l.value->>6 AS text
+    FROM generation_links g, json_each(g.links) l);
 CREATE TABLE IF NOT EXISTS document_description (
   entity_generation_id  INTEGER PRIMARY KEY REFERENCES entity_generation(entity_generation_id),
   time_created_unix_utc INTEGER,

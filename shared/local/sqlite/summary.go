@@ -106,6 +106,14 @@ func (d *DB) SummaryRecorded(ctx context.Context, crawlUUID string) (bool, error
 // crawl.ErrConflict when the URL's open generation is no longer
 // s.OpenID.
 func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, error) {
+	var links linkRows
+	if s.New != nil {
+		// Encoded here, not in the one writer that every page waits on.
+		var err error
+		if links, err = encodeLinkRows(s.New.Links); err != nil {
+			return false, fmt.Errorf("apply summary of crawl %s of %s: %w", s.Crawl.CrawlUUID, s.URL, err)
+		}
+	}
 	fresh := true
 	err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
 		fresh = true
@@ -168,7 +176,7 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 					return err
 				}
 			}
-			id, err := insertGeneration(ctx, tx, urlid, s.New)
+			id, err := insertGeneration(ctx, tx, urlid, s.New, links)
 			if err != nil {
 				return err
 			}
@@ -226,7 +234,7 @@ func nullID(id int64) *int64 {
 	return &id
 }
 
-func insertGeneration(ctx context.Context, tx *wtx, urlid int64, n *crawl.NewGeneration) (int64, error) {
+func insertGeneration(ctx context.Context, tx *wtx, urlid int64, n *crawl.NewGeneration, rows linkRows) (int64, error) {
 	if n == nil {
 		return 0, fmt.Errorf("replace without a new generation")
 	}
@@ -292,49 +300,18 @@ func insertGeneration(ctx context.Context, tx *wtx, urlid int64, n *crawl.NewGen
 		}
 	}
 	if len(n.Links) > 0 {
-		// Rows in chunks of linkRowsPerInsert: a page's links can be
-		// hundreds of thousands, and their values must not all be held.
-		const cols = 26
-		values := make([]any, 0, cols*min(len(n.Links), linkRowsPerInsert))
-		for i, l := range n.Links {
-			if i > 0 && i%linkRowsPerInsert == 0 {
-				if err := tx.insertRows(ctx, insertLinkSummary, cols, values); err != nil {
-					return 0, fmt.Errorf("insert link_summary: %w", err)
-				}
-				values = values[:0]
-			}
-			to, err := tx.urlID(ctx, l.LinkToURL)
-			if err != nil {
-				return 0, err
-			}
-			p := l.Location
-			// Values as the driver takes them (insertRows): no pointers,
-			// no named types.
-			var dest any
-			if l.DestinationType != nil {
-				dest = int64(*l.DestinationType)
-			}
-			values = append(values, genID, to, deref(l.LinkToFragment), b2i(l.RelNofollow), b2i(l.RelMe),
-				b2i(l.RelTag), b2i(p.InHeader), b2i(p.InFooter), b2i(p.InAside), b2i(p.InNav), b2i(p.InForm), b2i(p.InMain),
-				b2i(p.InArticle), b2i(p.InSection), b2i(p.InTable), b2i(p.InFigure), b2i(p.InAddress), b2i(p.InCode),
-				b2i(p.InHeadline), b2i(p.InList), b2i(p.InParagraph), b2i(l.ContainsHeadline), dest, int64(l.Locality),
-				deref(l.HTMLTagName), deref(l.Text))
+		js, err := rows.json(n.Links, func(u string) (int64, error) { return tx.urlID(ctx, u) })
+		if err != nil {
+			return 0, err
 		}
-		if err := tx.insertRows(ctx, insertLinkSummary, cols, values); err != nil {
+		// A string: SQLite reads a blob as its binary JSON.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO generation_links(entity_generation_id, links) VALUES(?,?)`,
+			genID, string(js)); err != nil {
 			return 0, fmt.Errorf("insert link_summary: %w", err)
 		}
 	}
 	return genID, nil
 }
-
-// linkRowsPerInsert is how many link_summary rows insertGeneration
-// gathers before it inserts them.
-const linkRowsPerInsert = 1024
-
-const insertLinkSummary = `INSERT INTO link_summary(entity_generation_id, link_to_url, link_to_fragment,
-	rel_nofollow, rel_me, rel_tag, in_header, in_footer, in_aside, in_nav, in_form, in_main, in_article, in_section,
-	in_table, in_figure, in_address, in_code, in_headline, in_list, in_paragraph, contains_headline, destination_type,
-	link_locality, html_tag_name, text)`
 
 // textPileID returns the id of the generation's text pile, storing the
 // pile, its tokens and its full-text row the first time its digest is seen.

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"reflect"
 	"testing"
@@ -367,22 +368,132 @@ func TestDuplicatesPromotedRows(t *testing.T) {
 	}
 }
 
-// TestApplySummaryManyLinks: a page's links are inserted in chunks; one
-// with more links than a chunk keeps every row, in order.
-func TestApplySummaryManyLinks(t *testing.T) {
+// TestLinkSummaryRoundTrip: a page's links, stored a row per
+// generation (generation_links), read back through the link_summary
+// view as the seed's rows: every column of every row, each flag alone
+// in its own column, nulls where nothing was given, text that JSON must
+// escape, and the page's order (link_summary_id). A page of many links
+// keeps every one.
+func TestLinkSummaryRoundTrip(t *testing.T) {
+	var many []crawl.LinkSummary
+	for i := range 2500 {
+		many = append(many, crawl.LinkSummary{LinkToURL: fmt.Sprintf("http://example.com/p%d", i%700), Text: ptr(fmt.Sprint(i))})
+	}
+	tests := []struct {
+		name  string
+		links []crawl.LinkSummary
+		want  []crawl.LinkSummary // nil: links
+	}{
+		{"every column", everyLinkColumn(), nil},
+		{"many links", many, nil},
+		// JSON text is UTF-8: a bad byte is stored as U+FFFD.
+		{"text not UTF-8", []crawl.LinkSummary{{LinkToURL: "http://example.com/x", Text: ptr("caf\xe9")}},
+			[]crawl.LinkSummary{{LinkToURL: "http://example.com/x", Text: ptr("caf\ufffd")}}},
+	}
 	db := openDB(t)
-	for _, n := range []int{1023, 1024, 2500} {
-		u := fmt.Sprintf("http://example.com/huge%d", n)
-		ng := contract.TextGen(u, int64(n), contract.TextPile(fmt.Sprintf("page of %d links", n)), "Huge")
-		for i := range n {
-			ng.Links = append(ng.Links, crawl.LinkSummary{LinkToURL: fmt.Sprintf("http://example.com/p%d", i%700), Text: ptr(fmt.Sprint(i))})
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := fmt.Sprintf("http://example.com/page%d", i)
+			ng := contract.TextGen(u, int64(100+i), contract.TextPile(tt.name), "Page")
+			ng.Links = tt.links
+			apply(t, db, contract.SummaryUpdate(u, fmt.Sprint("c", i), int64(100+i), crawl.GenerationReplace, 0, ng))
+			gid := openGen(t, db, u).Generation.ID
+			got := readLinks(t, db.SQL(), gid)
+			for j, l := range got {
+				if l.GenerationID != gid || j > 0 && l.ID <= got[j-1].ID {
+					t.Fatalf("row %d: link_summary_id %d, generation %d; want increasing ids of generation %d", j, l.ID, l.GenerationID, gid)
+				}
+			}
+			want := tt.want
+			if want == nil {
+				want = tt.links
+			}
+			sameLinks(t, got, want)
+		})
+	}
+}
+
+// everyLinkColumn returns links that set every link_summary column, each
+// flag alone and all at once, and leave the optional ones unset.
+func everyLinkColumn() []crawl.LinkSummary {
+	dt, nav := crawl.DestPage, crawl.DestNavigation
+	one := func(flag func(*crawl.LinkSummary)) crawl.LinkSummary {
+		l := crawl.LinkSummary{LinkToURL: "http://example.com/flag"}
+		flag(&l)
+		return l
+	}
+	return []crawl.LinkSummary{
+		{LinkToURL: "http://example.com/a", LinkToFragment: ptr("top"), DestinationType: &dt, Locality: crawl.LocalitySameHost,
+			HTMLTagName: ptr("a"), Text: ptr(`say "hi" <b> & \ tab\t é 日本`)},
+		{LinkToURL: "http://example.org/"},
+		{LinkToURL: "http://example.org/t", Text: ptr("")},
+		{LinkToURL: "http://example.com/a", DestinationType: &nav, Locality: crawl.LocalityExternal, HTMLTagName: ptr("link")},
+		one(func(l *crawl.LinkSummary) { l.RelNofollow = true }),
+		one(func(l *crawl.LinkSummary) { l.RelMe = true }),
+		one(func(l *crawl.LinkSummary) { l.RelTag = true }),
+		one(func(l *crawl.LinkSummary) { l.ContainsHeadline = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InHeader = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InFooter = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InAside = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InNav = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InForm = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InMain = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InArticle = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InSection = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InTable = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InFigure = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InAddress = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InCode = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InHeadline = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InList = true }),
+		one(func(l *crawl.LinkSummary) { l.Location.InParagraph = true }),
+		one(func(l *crawl.LinkSummary) { l.SetFlags(1<<19 - 1) }),
+	}
+}
+
+// readLinks reads a generation's link_summary rows, every column, in
+// link_summary_id order, the target URL's text for its id.
+func readLinks(t *testing.T, db *sql.DB, gid int64) []crawl.LinkSummary {
+	t.Helper()
+	rows, err := db.QueryContext(context.Background(), `SELECT l.link_summary_id, l.entity_generation_id, u.url, l.link_to_fragment,
+		l.rel_nofollow, l.rel_me, l.rel_tag, l.in_header, l.in_footer, l.in_aside, l.in_nav, l.in_form, l.in_main,
+		l.in_article, l.in_section, l.in_table, l.in_figure, l.in_address, l.in_code, l.in_headline, l.in_list,
+		l.in_paragraph, l.contains_headline, l.destination_type, l.link_locality, l.html_tag_name, l.text
+		FROM link_summary l JOIN url u ON u.url_id=l.link_to_url WHERE l.entity_generation_id=? ORDER BY l.link_summary_id`, gid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []crawl.LinkSummary
+	for rows.Next() {
+		var l crawl.LinkSummary
+		p := &l.Location
+		if err := rows.Scan(&l.ID, &l.GenerationID, &l.LinkToURL, &l.LinkToFragment, &l.RelNofollow, &l.RelMe, &l.RelTag,
+			&p.InHeader, &p.InFooter, &p.InAside, &p.InNav, &p.InForm, &p.InMain, &p.InArticle, &p.InSection, &p.InTable,
+			&p.InFigure, &p.InAddress, &p.InCode, &p.InHeadline, &p.InList, &p.InParagraph, &l.ContainsHeadline,
+			&l.DestinationType, &l.Locality, &l.HTMLTagName, &l.Text); err != nil {
+			t.Fatal(err)
 		}
-		apply(t, db, contract.SummaryUpdate(u, fmt.Sprint("c", n), int64(n), crawl.GenerationReplace, 0, ng))
-		gid := openGen(t, db, u).Generation.ID
-		got := count(t, db, `SELECT count(*) FROM link_summary WHERE entity_generation_id=?`, gid)
-		last := count(t, db, `SELECT CAST(text AS INTEGER) FROM link_summary WHERE entity_generation_id=? ORDER BY rowid DESC LIMIT 1`, gid)
-		if got != n || last != n-1 {
-			t.Errorf("%d links: %d rows stored, the last %d", n, got, last)
+		got = append(got, l)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// sameLinks fails t unless got and want are the same rows, their ids
+// aside.
+func sameLinks(t *testing.T, got, want []crawl.LinkSummary) {
+	t.Helper()
+	for j := range max(len(got), len(want)) {
+		if j >= len(got) || j >= len(want) {
+			t.Fatalf("%d rows, want %d", len(got), len(want))
+		}
+		g := got[j]
+		g.ID, g.GenerationID = want[j].ID, want[j].GenerationID
+		if !reflect.DeepEqual(g, want[j]) {
+			t.Fatalf("row %d:\n got %+v\nwant %+v", j, g, want[j])
 		}
 	}
 }

@@ -3,10 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // The writer: every write to the database goes through one goroutine
@@ -134,8 +132,7 @@ func (d *DB) commitGroup(reqs []*writeReq) {
 //
 // The transaction is SQL on the writer's connection (BEGIN IMMEDIATE,
 // COMMIT), not a *sql.Tx: statements prepared on the connection are
-// then used as they are, and insertRows can hand rows to the driver
-// (see there).
+// then used as they are.
 func (d *DB) runGroup(reqs []*writeReq, alone chan error) bool {
 	ctx := context.Background()
 	_, err := d.wc.ExecContext(ctx, "BEGIN IMMEDIATE")
@@ -221,84 +218,4 @@ func (w *wtx) QueryContext(ctx context.Context, query string, args ...any) (*sql
 		return st.QueryContext(ctx, args...)
 	}
 	return w.d.wc.QueryContext(ctx, query, args...)
-}
-
-// insertRows inserts rows of n values each with insert (an INSERT ...
-// VALUES without its rows), many rows a statement: a statement's cost
-// through database/sql is about that of binding 50 values, so a page's
-// hundreds of links and tokens go 64 rows at a time, the rest 16, 4 and 1
-// at a time (a few statement shapes, each prepared once).
-//
-// The rows go to the driver directly (database/sql's Conn.Raw), with
-// the values converted here, into one reused slice: database/sql would
-// allocate and convert 1,664 arguments for each 64 rows of links, which
-// was a sixth of the writer's time in these statements (BENCHMARKS.md).
-// A value that is not already a driver.Value is converted as
-// database/sql converts it.
-func (w *wtx) insertRows(ctx context.Context, insert string, n int, values []any) error {
-	d := w.d
-	one := "(?" + strings.Repeat(",?", n-1) + ")"
-	return d.wc.Raw(func(dc any) error {
-		for len(values) > 0 {
-			rows := len(values) / n
-			k := 1
-			for _, c := range []int{64, 16, 4} {
-				if rows >= c {
-					k = c
-					break
-				}
-			}
-			st, kept, err := d.rawStmt(ctx, dc, insert+" VALUES "+one+strings.Repeat(","+one, k-1))
-			if err != nil {
-				return err
-			}
-			if !kept {
-				defer st.(driver.Stmt).Close()
-			}
-			args := d.args[:0]
-			for i, v := range values[:k*n] {
-				if !driver.IsValue(v) {
-					if v, err = driver.DefaultParameterConverter.ConvertValue(v); err != nil {
-						return fmt.Errorf("argument %d: %w", i+1, err)
-					}
-				}
-				args = append(args, driver.NamedValue{Ordinal: i + 1, Value: v})
-			}
-			d.args = args
-			_, err = st.ExecContext(ctx, args)
-			clear(args) // no strings kept alive by the reused slice
-			if err != nil {
-				return err
-			}
-			values = values[k*n:]
-		}
-		return nil
-	})
-}
-
-// rawStmt returns query prepared on the driver's connection, and
-// whether it is kept prepared (up to maxStatements): if not, the caller
-// closes it.
-func (d *DB) rawStmt(ctx context.Context, dc any, query string) (st driver.StmtExecContext, kept bool, err error) {
-	if st, ok := d.raw[query]; ok {
-		return st, true, nil
-	}
-	pc, ok := dc.(driver.ConnPrepareContext)
-	if !ok {
-		return nil, false, fmt.Errorf("the SQLite driver's connection (%T) cannot prepare with a context", dc)
-	}
-	ds, err := pc.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, false, err
-	}
-	se, ok := ds.(driver.StmtExecContext)
-	if !ok {
-		ds.Close()
-		return nil, false, fmt.Errorf("the SQLite driver's statement (%T) cannot execute with a context", ds)
-	}
-	if len(d.raw) >= maxStatements {
-		return se, false, nil
-	}
-	d.raw[query] = se
-	return se, true, nil
 }

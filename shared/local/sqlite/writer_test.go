@@ -261,67 +261,6 @@ func TestIndexBatchBoundedByBytes(t *testing.T) {
 	}
 }
 
-// TestInsertRowsConvertsAsDatabaseSQL: insertRows hands values to the
-// driver itself; every kind of value the stores pass (named integer
-// types, pointers, nil, booleans) is stored as database/sql stores it.
-func TestInsertRowsConvertsAsDatabaseSQL(t *testing.T) {
-	ctx := context.Background()
-	d := openTest(t)
-	type level int
-	text, lvl := "text", level(7)
-	values := []any{
-		int(1), int64(2), "s", nil, (*string)(nil), &text, level(3), &lvl, true, false, []byte("b"), 1.5,
-	}
-	if _, err := d.exec(ctx, `CREATE TABLE conv(how TEXT, v)`); err != nil {
-		t.Fatal(err)
-	}
-	rows := make([]any, 0, 2*len(values))
-	for _, v := range values {
-		rows = append(rows, "raw", v)
-	}
-	// 12 rows: three statements of 4.
-	if err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
-		return w.insertRows(ctx, `INSERT INTO conv(how, v)`, 2, rows)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range values {
-		if _, err := d.exec(ctx, `INSERT INTO conv(how, v) VALUES('sql', ?)`, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	read := func(how string) []string {
-		r, err := d.db.QueryContext(ctx, `SELECT quote(v) FROM conv WHERE how=? ORDER BY rowid`, how)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		var out []string
-		for r.Next() {
-			var s string
-			if err := r.Scan(&s); err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, s)
-		}
-		return out
-	}
-	raw, viaSQL := read("raw"), read("sql")
-	if len(raw) != len(values) || !reflect.DeepEqual(raw, viaSQL) {
-		t.Errorf("insertRows stored %v; database/sql stores %v", raw, viaSQL)
-	}
-	// A value database/sql refuses is refused, and nothing of the write is kept.
-	err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
-		return w.insertRows(ctx, `INSERT INTO conv(how, v)`, 2, []any{"bad", struct{}{}})
-	})
-	if err == nil {
-		t.Fatal("insertRows took a struct")
-	}
-	if got := read("bad"); len(got) != 0 {
-		t.Errorf("rows %v kept from a refused write", got)
-	}
-}
-
 // TestIndexResumed: IndexPending writes a batch in steps, and a run
 // killed between them leaves piles on the unindexed list whose tokens
 // have ids. Indexing them again gives each pile its token counts once
