@@ -171,22 +171,13 @@ func TestOlderDatabase(t *testing.T) {
 	}
 	db.Close()
 	// Make it as an earlier version left it.
-	raw, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	asEarlierVersion(t, path,
 		`DROP INDEX crawl_frontier_by_site`,
 		`ALTER TABLE crawl_frontier DROP COLUMN site_id`, `ALTER TABLE crawl_frontier DROP COLUMN mrate`,
 		`ALTER TABLE crawl_frontier DROP COLUMN mrate_counter`, `ALTER TABLE crawl_frontier DROP COLUMN recrawl_every`,
 		`DROP TABLE sites_filters`, `DROP TABLE sites_urls`, `DROP TABLE sites_properties`, `DROP TABLE sites`,
 		`DROP INDEX file_body_by_sha256`, `ALTER TABLE file_body DROP COLUMN body_sha256`,
-	} {
-		if _, err := raw.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	raw.Close()
+	)
 	before := fileSum(t, path)
 
 	ro, err := sqlite.OpenReadOnly(ctx, path)
@@ -264,11 +255,7 @@ func TestOlderLinkSummary(t *testing.T) {
 	db.Close()
 	// Make it as an earlier version left it: the rows in a table, ids
 	// of their own.
-	raw, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	asEarlierVersion(t, path,
 		`CREATE TABLE link_rows AS SELECT * FROM link_summary ORDER BY link_summary_id`,
 		`DROP VIEW link_summary`, `DROP TABLE generation_links`,
 		`CREATE TABLE link_summary (
@@ -306,12 +293,7 @@ CREATE INDEX link_summary_by_generation ON link_summary(entity_generation_id);`,
 			in_code, in_headline, in_list, in_paragraph, contains_headline, destination_type, link_locality, html_tag_name, text
 			FROM link_rows ORDER BY rowid`,
 		`DROP TABLE link_rows`,
-	} {
-		if _, err := raw.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	raw.Close()
+	)
 
 	ro, err := sqlite.OpenReadOnly(ctx, path)
 	if err != nil {
@@ -372,11 +354,7 @@ func TestOlderFullTextIndex(t *testing.T) {
 
 	// Make it as an earlier version left it: the index with the text in
 	// it, its rowids not the piles' ids, and no text_pile_title.
-	raw, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
+	asEarlierVersion(t, path,
 		`CREATE TABLE old_rows AS SELECT * FROM full_text_entity_source`,
 		`DROP TABLE full_text_entity_index`,
 		`CREATE VIRTUAL TABLE full_text_entity_index USING fts5(
@@ -387,12 +365,7 @@ func TestOlderFullTextIndex(t *testing.T) {
 			SELECT text_pile_id + 1000, text_pile_id, "any", title, description, text, secondary_text,
 			big_headlines, small_headlines, code_text, quote_text FROM old_rows`,
 		`DROP TABLE old_rows`, `DELETE FROM text_pile_title`,
-	} {
-		if _, err := raw.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	raw.Close()
+	)
 
 	ro, err := sqlite.OpenReadOnly(ctx, path)
 	if err != nil {
@@ -430,5 +403,21 @@ func TestOlderFullTextIndex(t *testing.T) {
 		contract.TextGen(u, 200, contract.TextPile("the keeper paints the rock white"), "Rocks")))
 	if got, err := rw.Search(ctx, "paints", 10); err != nil || len(got) != 1 || got[0].URL != u || got[0].Title != "Rocks" {
 		t.Errorf("a page indexed after the rebuild: %v, %v", got, err)
+	}
+}
+
+// asEarlierVersion runs queries on the database at path, through a
+// connection of its own, to make it as an earlier version left it.
+func asEarlierVersion(t *testing.T, path string, queries ...string) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	for _, q := range queries {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
 	}
 }
