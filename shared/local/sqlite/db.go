@@ -507,7 +507,9 @@ func migrateTokens(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 // migrateLinks turns the link_summary table of an earlier version, a
 // row per link, into generation_links, a row per generation, read
 // through the link_summary view (schema.sql), in one transaction. The
-// rows keep their order; their link_summary_id is the view's.
+// rows keep their order; their link_summary_id is the view's. The old
+// table's pages are free pages of the file afterwards, which later
+// writes reuse (VACUUM gives them back to the file system).
 func migrateLinks(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 	var tables int
 	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='link_summary'`).Scan(&tables); err != nil || tables == 0 {
@@ -527,7 +529,7 @@ func migrateLinks(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 		// The flags as crawl.LinkSummary.Flags sets them (in SQL, | and
 		// << bind alike: the brackets are needed); the rows in their
 		// table's order, which was the page's.
-		`INSERT OR IGNORE INTO generation_links(entity_generation_id, links)
+		`INSERT INTO generation_links(entity_generation_id, links)
 			SELECT entity_generation_id, json_group_array(json_array(link_to_url,
 				rel_nofollow | (rel_me<<1) | (rel_tag<<2) | (contains_headline<<3) | (in_header<<4) | (in_footer<<5) | (in_aside<<6) |
 				(in_nav<<7) | (in_form<<8) | (in_main<<9) | (in_article<<10) | (in_section<<11) | (in_table<<12) | (in_figure<<13) |

@@ -1,9 +1,11 @@
 package sqlite
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -22,58 +24,70 @@ type linkRows struct {
 // encodeLinkRows encodes links' rows but for their url ids. A page's
 // links are hundreds on real sites: one row each in the writer was the
 // largest part of its work (BENCHMARKS.md, "Link rows a row per page").
+// Numbers are appended as they are and strings through one JSON encoder,
+// so that a page of many links leaves little garbage.
 func encodeLinkRows(links []crawl.LinkSummary) (linkRows, error) {
-	r := linkRows{ends: make([]int, len(links))}
-	var row [5]any
+	r := linkRows{ends: make([]int, len(links)), tails: make([]byte, 0, 16*len(links))}
+	var str bytes.Buffer
+	enc := json.NewEncoder(&str)
+	enc.SetEscapeHTML(false)
 	for i := range links {
 		l := &links[i]
-		var dest any
-		if l.DestinationType != nil {
-			dest = int(*l.DestinationType)
-		}
-		row = [5]any{dest, int(l.Locality), optString(l.LinkToFragment), optString(l.HTMLTagName), optString(l.Text)}
-		n := 5
-		for n > 2 && row[n-1] == nil {
-			n--
-		}
 		r.tails = append(r.tails, ',')
 		r.tails = strconv.AppendUint(r.tails, uint64(l.Flags()), 10)
-		js, err := json.Marshal(row[:n])
-		if err != nil {
-			return linkRows{}, fmt.Errorf("encode link to %s: %w", l.LinkToURL, err)
+		r.tails = append(r.tails, ',')
+		if l.DestinationType != nil {
+			r.tails = strconv.AppendInt(r.tails, int64(*l.DestinationType), 10)
+		} else {
+			r.tails = append(r.tails, "null"...)
 		}
-		js[0] = ',' // the array's "[": the row goes on after the flags
-		r.tails = append(r.tails, js...)
+		r.tails = append(r.tails, ',')
+		r.tails = strconv.AppendInt(r.tails, int64(l.Locality), 10)
+		opt := []*string{l.LinkToFragment, l.HTMLTagName, l.Text}
+		for len(opt) > 0 && opt[len(opt)-1] == nil {
+			opt = opt[:len(opt)-1] // trailing nulls left off
+		}
+		for _, s := range opt {
+			r.tails = append(r.tails, ',')
+			if s == nil {
+				r.tails = append(r.tails, "null"...)
+				continue
+			}
+			str.Reset()
+			if err := enc.Encode(*s); err != nil {
+				return linkRows{}, fmt.Errorf("encode link to %s: %w", l.LinkToURL, err)
+			}
+			r.tails = append(r.tails, bytes.TrimSuffix(str.Bytes(), []byte("\n"))...)
+		}
+		r.tails = append(r.tails, ']')
 		r.ends[i] = len(r.tails)
 	}
 	return r, nil
 }
 
-// json returns the JSON array of the rows, the url ids from urlID.
-func (r linkRows) json(links []crawl.LinkSummary, urlID func(string) (int64, error)) ([]byte, error) {
-	out := make([]byte, 0, len(r.tails)+8*len(links)+2)
-	out = append(out, '[')
+// json returns the JSON array of the rows, the url ids from urlID, as
+// the string SQLite is given (a blob it would read as its binary JSON):
+// built in place, not copied, since a page's links can be megabytes.
+func (r linkRows) json(links []crawl.LinkSummary, urlID func(string) (int64, error)) (string, error) {
+	var out strings.Builder
+	out.Grow(len(r.tails) + 8*len(links) + 2)
+	out.WriteByte('[')
+	var num []byte
 	start := 0
 	for i := range links {
 		id, err := urlID(links[i].LinkToURL)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		if i > 0 {
-			out = append(out, ',')
+			out.WriteByte(',')
 		}
-		out = append(out, '[')
-		out = strconv.AppendInt(out, id, 10)
-		out = append(out, r.tails[start:r.ends[i]]...)
+		out.WriteByte('[')
+		num = strconv.AppendInt(num[:0], id, 10)
+		out.Write(num)
+		out.Write(r.tails[start:r.ends[i]])
 		start = r.ends[i]
 	}
-	return append(out, ']'), nil
-}
-
-// optString is s as a JSON value: null when s is nil.
-func optString(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
+	out.WriteByte(']')
+	return out.String(), nil
 }

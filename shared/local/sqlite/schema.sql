@@ -152,7 +152,8 @@ CREATE TABLE IF NOT EXISTS redirect_summary (
 -- contains_headline, then in_header ... in_paragraph, lowest bit
 -- first). link_summary is a view that reads them out as the seed's rows,
 -- column for column; link_summary_id is the generation's id times 2^32
--- plus the link's place on the page, counted from 1. A crawl of the
+-- plus the link's place on the page, counted from 1 (json_extract, not
+-- ->>, so that SQLite before 3.38 reads the schema). A crawl of the
 -- make-bench tree writes 526 such rows rather than 169,000 (BENCHMARKS.md
 -- "Link rows a row per page"). Databases made before 2026-11-28 had a
 -- table, which migrateLinks turns into these.
@@ -168,9 +169,10 @@ CREATE VIEW IF NOT EXISTS link_summary(link_summary_id, entity_generation_id, li
     f&1, (f>>1)&1, (f>>2)&1, (f>>4)&1, (f>>5)&1, (f>>6)&1, (f>>7)&1, (f>>8)&1, (f>>9)&1, (f>>10)&1,
     (f>>11)&1, (f>>12)&1, (f>>13)&1, (f>>14)&1, (f>>15)&1, (f>>16)&1, (f>>17)&1, (f>>18)&1, (f>>3)&1,
     dest, locality, tag, text
-  FROM (SELECT g.entity_generation_id*4294967296 + l.key + 1 AS id, g.entity_generation_id AS g, l.value->>0 AS u,
-      l.value->>1 AS f, l.value->>2 AS dest, l.value->>3 AS locality, l.value->>4 AS fragment, l.value->>5 AS tag,
-      l.value->>6 AS text
+  FROM (SELECT g.entity_generation_id*4294967296 + l.key + 1 AS id, g.entity_generation_id AS g,
+      json_extract(l.value, '$[0]') AS u, json_extract(l.value, '$[1]') AS f, json_extract(l.value, '$[2]') AS dest,
+      json_extract(l.value, '$[3]') AS locality, json_extract(l.value, '$[4]') AS fragment,
+      json_extract(l.value, '$[5]') AS tag, json_extract(l.value, '$[6]') AS text
     FROM generation_links g, json_each(g.links) l);
 CREATE TABLE IF NOT EXISTS document_description (
   entity_generation_id  INTEGER PRIMARY KEY REFERENCES entity_generation(entity_generation_id),

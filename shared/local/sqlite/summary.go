@@ -304,9 +304,8 @@ func insertGeneration(ctx context.Context, tx *wtx, urlid int64, n *crawl.NewGen
 		if err != nil {
 			return 0, err
 		}
-		// A string: SQLite reads a blob as its binary JSON.
 		if _, err := tx.ExecContext(ctx, `INSERT INTO generation_links(entity_generation_id, links) VALUES(?,?)`,
-			genID, string(js)); err != nil {
+			genID, js); err != nil {
 			return 0, fmt.Errorf("insert link_summary: %w", err)
 		}
 	}

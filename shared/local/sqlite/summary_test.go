@@ -427,6 +427,7 @@ func everyLinkColumn() []crawl.LinkSummary {
 			HTMLTagName: ptr("a"), Text: ptr(`say "hi" <b> & \ tab\t é 日本`)},
 		{LinkToURL: "http://example.org/"},
 		{LinkToURL: "http://example.org/t", Text: ptr("")},
+		{LinkToURL: "http://example.org/n", LinkToFragment: ptr("a\x00b"), Text: ptr("line\u2028sep\ttab\x01")},
 		{LinkToURL: "http://example.com/a", DestinationType: &nav, Locality: crawl.LocalityExternal, HTMLTagName: ptr("link")},
 		one(func(l *crawl.LinkSummary) { l.RelNofollow = true }),
 		one(func(l *crawl.LinkSummary) { l.RelMe = true }),
