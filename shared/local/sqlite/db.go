@@ -274,27 +274,14 @@ func migrateFullText(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 		w.QueryRowContext(ctx, `SELECT count(*) FROM full_text_entity_index`).Scan(&piles)
 		log.WarnContext(ctx, "rebuilding the full-text index of a database made by an earlier version (once)", "text_piles", piles)
 	}
-	tx, err := w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("rebuild the full-text index: %w", err)
-	}
-	defer tx.Rollback()
-	for _, q := range []string{
+	return inOneTx(ctx, w, "rebuild the full-text index",
 		`INSERT OR IGNORE INTO text_pile_title(text_pile_id, title, description)
 			SELECT f.text_pile_id, coalesce(f.title, ''), f.description FROM full_text_entity_index f
 			JOIN text_pile p ON p.text_pile_id = f.text_pile_id`,
 		`DROP TABLE full_text_entity_index`,
 		schema, // the index as it is now
 		`INSERT INTO full_text_entity_index(full_text_entity_index) VALUES('rebuild')`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("rebuild the full-text index: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("rebuild the full-text index: %w", err)
-	}
-	return nil
+	)
 }
 
 // dsn is the driver's name for the file at path, with the pragmas every
@@ -463,8 +450,7 @@ func deref(s *string) any {
 // transaction. A crawl of the make-bench tree (322,000 rows) takes about
 // a second.
 func migrateTokens(ctx context.Context, w *sql.DB, log *slog.Logger) error {
-	var tables int
-	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='token_statistics'`).Scan(&tables); err != nil || tables == 0 {
+	if old, err := isTable(ctx, w, "token_statistics"); err != nil || !old {
 		return err
 	}
 	if log != nil {
@@ -479,12 +465,7 @@ func migrateTokens(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 		return fmt.Errorf("store token counts a row per pile: %w", err)
 	}
 	defer w.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store=MEMORY`)
-	tx, err := w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store token counts a row per pile: %w", err)
-	}
-	defer tx.Rollback()
-	for _, q := range []string{
+	return inOneTx(ctx, w, "store token counts a row per pile",
 		// A pile still unindexed may have only part of its rows (a run
 		// killed between its chunks): IndexPending writes it in full.
 		`INSERT OR IGNORE INTO token_statistics_by_pile(text_pile_id, tokens)
@@ -493,15 +474,7 @@ func migrateTokens(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 			GROUP BY text_pile_id`,
 		`DROP TABLE token_statistics`,
 		schema, // the view
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("store token counts a row per pile: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store token counts a row per pile: %w", err)
-	}
-	return nil
+	)
 }
 
 // migrateLinks turns the link_summary table of an earlier version, a
@@ -511,8 +484,7 @@ func migrateTokens(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 // table's pages are free pages of the file afterwards, which later
 // writes reuse (VACUUM gives them back to the file system).
 func migrateLinks(ctx context.Context, w *sql.DB, log *slog.Logger) error {
-	var tables int
-	if err := w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='link_summary'`).Scan(&tables); err != nil || tables == 0 {
+	if old, err := isTable(ctx, w, "link_summary"); err != nil || !old {
 		return err
 	}
 	if log != nil {
@@ -520,12 +492,7 @@ func migrateLinks(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 		w.QueryRowContext(ctx, `SELECT count(*) FROM link_summary`).Scan(&links)
 		log.WarnContext(ctx, "storing the links of a database made by an earlier version a row per page (once)", "links", links)
 	}
-	tx, err := w.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("store links a row per page: %w", err)
-	}
-	defer tx.Rollback()
-	for _, q := range []string{
+	return inOneTx(ctx, w, "store links a row per page",
 		// The flags as crawl.LinkSummary.Flags sets them (in SQL, | and
 		// << bind alike: the brackets are needed); the rows in their
 		// table's order, which was the page's.
@@ -538,13 +505,32 @@ func migrateLinks(ctx context.Context, w *sql.DB, log *slog.Logger) error {
 			FROM link_summary GROUP BY entity_generation_id`,
 		`DROP TABLE link_summary`,
 		schema, // the view
-	} {
+	)
+}
+
+// isTable reports whether the database has a table (not a view) of that
+// name: what an earlier version kept where this one has a view.
+func isTable(ctx context.Context, w *sql.DB, name string) (bool, error) {
+	var n int
+	err := w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name=?`, name).Scan(&n)
+	return n > 0, err
+}
+
+// inOneTx runs queries in one transaction; what says what they do, for
+// the error.
+func inOneTx(ctx context.Context, w *sql.DB, what string, queries ...string) error {
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	defer tx.Rollback()
+	for _, q := range queries {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("store links a row per page: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store links a row per page: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
