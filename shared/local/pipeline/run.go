@@ -436,11 +436,12 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 
 // indexEvery is how often the indexer looks at the pages summarized
 // and not yet in the search and token indexes; it writes them
-// (sqlite.IndexPending) when a full batch is waiting, or when the
+// (sqlite.IndexPending) while a full batch is waiting, or when the
 // oldest has waited indexWithin: how far behind the crawl `crawler
-// search` may be while it runs. Full batches, not one a second: each
-// batch rewrites most of the token index's pages, so a crawl of a few
-// hundred pages writes its indexes once, at the end (BENCHMARKS.md).
+// search` may be while it runs. Full batches, as many as are waiting:
+// what a run leaves unindexed when its last page is summarized is
+// indexed after it, on one core, while the crawl waits (BENCHMARKS.md,
+// "The search index kept up with the crawl").
 const (
 	indexEvery  = time.Second
 	indexWithin = 10 * time.Second
@@ -457,24 +458,38 @@ func (r *runner) index(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		pending, err := r.d.DB.Unindexed(ctx)
-		if err != nil || pending == 0 {
-			waiting = time.Time{}
-			continue
-		}
-		if waiting.IsZero() {
-			waiting = time.Now()
-		}
-		if pending < sqlite.IndexBatch && time.Since(waiting) < indexWithin {
-			continue
-		}
-		// One batch, then the next tick decides again: piles that came in
-		// meanwhile wait for a full batch (or indexWithin), as the first did.
-		if _, err := r.d.DB.IndexPending(ctx); err != nil && ctx.Err() == nil {
-			r.log.Error("indexing failed", "err", err)
-		}
-		waiting = time.Time{}
+		waiting = r.indexWaiting(ctx, waiting)
 	}
+}
+
+// indexWaiting is one look of the indexer: it writes batches while a
+// full one waits, or everything once piles have waited indexWithin
+// (since waiting), and returns since when the piles left have waited.
+// Piles that came in meanwhile, fewer than a batch, wait for a full
+// batch (or indexWithin), as the first did.
+func (r *runner) indexWaiting(ctx context.Context, waiting time.Time) time.Time {
+	pending, err := r.d.DB.Unindexed(ctx)
+	if err != nil || pending == 0 {
+		return time.Time{}
+	}
+	if waiting.IsZero() {
+		waiting = time.Now()
+	}
+	if pending < sqlite.IndexBatch && time.Since(waiting) < indexWithin {
+		return waiting
+	}
+	for pending > 0 {
+		if _, err := r.d.DB.IndexPending(ctx); err != nil {
+			if ctx.Err() == nil {
+				r.log.Error("indexing failed", "err", err)
+			}
+			break
+		}
+		if pending, err = r.d.DB.Unindexed(ctx); err != nil || pending < sqlite.IndexBatch {
+			break
+		}
+	}
+	return time.Time{}
 }
 
 // report fills in the run's outcomes, the candidates ruled out and the

@@ -21,16 +21,19 @@ import (
 // first, so it sees every summary applied before it.
 //
 // Why: a page adds one full-text row that the full-text index flushes
-// as a segment of its own at the commit. Written a few hundred piles at
-// a time, the full-text index writes one segment for all of them. A
-// pile's token counts are one row (token_statistics_by_pile, schema.sql):
-// as a row per token, they were a sixth of the writer's work
-// (BENCHMARKS.md, "Token counts a row per pile").
+// as a segment of its own at the commit. Written a few dozen piles a
+// write (indexPiles), the full-text index writes one segment for all of
+// them. A pile's token counts are one row (token_statistics_by_pile,
+// schema.sql): as a row per token, they were a sixth of the writer's
+// work (BENCHMARKS.md, "Token counts a row per pile").
 
 // IndexBatch is the most piles one IndexPending call takes, and
 // indexBytes the most text (past the first pile): a batch of large pages
-// must not hold hundreds of them in memory at once.
-const IndexBatch = 256
+// must not hold hundreds of them in memory at once. The pipeline indexes
+// whenever a batch is waiting: at 256, a crawl of the make-bench tree
+// left half its pages to index after its last fetch, 0.3 s of a 2.6 s
+// crawl (BENCHMARKS.md, "The search index kept up with the crawl").
+const IndexBatch = 64
 
 var indexBytes = 16 << 20 // a variable for tests
 
