@@ -97,17 +97,12 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("create schema in %s: %w", path, corrupt(err))
 	}
-	if err := migrateFullText(ctx, w, o.log); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("bring %s up to date: %w", path, corrupt(err))
-	}
-	if err := migrateTokens(ctx, w, o.log); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("bring %s up to date: %w", path, corrupt(err))
-	}
-	if err := migrateLinks(ctx, w, o.log); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("bring %s up to date: %w", path, corrupt(err))
+	// What an earlier version kept otherwise, moved over once.
+	for _, up := range []func(context.Context, *sql.DB, *slog.Logger) error{migrateFullText, migrateTokens, migrateLinks} {
+		if err := up(ctx, w, o.log); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("bring %s up to date: %w", path, corrupt(err))
+		}
 	}
 	wc, err := w.Conn(ctx)
 	if err != nil {
