@@ -103,8 +103,9 @@ func TestKillInHandOff(t *testing.T) {
 		return n
 	}
 	// A page whose response a fetch worker had read, but not yet
-	// recorded, at a kill is requested again: at most one a worker.
-	const workers = 8
+	// recorded, at a kill is requested again: at most one a worker, and
+	// there are two fetch workers a request (pipeline.fetchWorkers).
+	const workers = 2 * 8
 	kills, inHandOff, unrecorded := 0, 0, 0
 	for _, at := range []int{40, 120, 200, 280} {
 		cmd := crawlerCmd(args...)

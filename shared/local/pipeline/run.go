@@ -29,7 +29,7 @@ import (
 // Config is one crawl run.
 type Config struct {
 	Seeds       []string
-	Concurrency int  // fetch workers
+	Concurrency int  // requests in flight at once (fetchWorkers a request)
 	MaxPages    int  // fetches released in this run (0: no limit)
 	Recrawl     bool // every known URL is due now (seed 004 reenqueued)
 	Fetch       fetch.Config
@@ -111,7 +111,7 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 		cfg.afterResume()
 	}
 	wctx, stop := context.WithCancel(ctx)
-	wg := r.startWorkers(wctx, st, cfg.Concurrency)
+	wg := r.startWorkers(wctx, st, fetchWorkers*cfg.Concurrency)
 	wg.Add(1)
 	go func() { defer wg.Done(); r.index(wctx) }()
 	stillDue, runErr := r.drive(ctx, st, cfg, start)
@@ -199,7 +199,7 @@ func (r *runner) newStages(cfg Config) *stages {
 	// goes on to its next fetch (behind): a crawl recorded and not yet
 	// summarized when the run is killed is handed on by the next run.
 	st.fetcher = fetch.New(d.DB, newKeptOnce(d.Blobs, d.DB), fetch.Queues{Enqueue: enqueue, Parse: r.behind(st.parse, 2*cfg.Concurrency), Summarize: r.sender(QueueSummarize)},
-		cfg.Client, politeness.NewGate(), cfg.Fetch, log)
+		cfg.Client, politeness.NewGate(cfg.Concurrency), cfg.Fetch, log)
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.
 	st.fetcher.SharedRobots = d.DB
@@ -319,6 +319,15 @@ type worker struct {
 	handle       func(context.Context, []byte) error
 }
 
+// fetchWorkers is how many fetch workers run per request in flight
+// (Config.Concurrency, which the politeness gate bounds). A worker
+// holds its page from the request until the crawl is recorded, and the
+// one writer is busy most of a crawl: with a worker per request, all of
+// them at times waited for the writer while the host's slot stood
+// free (BENCHMARKS.md, "More fetch workers than requests"). The others
+// wait for the gate, or store and record the page they fetched.
+const fetchWorkers = 2
+
 // parsers is how many parse workers run. The fetched pages are parsed
 // as they are handed on (newStages); the parse queue holds only
 // the tasks the hand-off failed on (to be retried, and dead-lettered in
@@ -387,7 +396,7 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 		if err != nil {
 			return false, err
 		}
-		budget := 2*cfg.Concurrency - fetchPending
+		budget := 2*fetchWorkers*cfg.Concurrency - fetchPending
 		if cfg.MaxPages > 0 {
 			budget = min(budget, cfg.MaxPages-released)
 		}

@@ -2,6 +2,7 @@ package politeness
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -10,7 +11,7 @@ import (
 // TestGateSpacesStartsAndSerializes: each request starts at least the
 // delay after the previous one finished (hence after it started).
 func TestGateSpacesStartsAndSerializes(t *testing.T) {
-	g := NewGate()
+	g := NewGate(0)
 	const delay = 30 * time.Millisecond
 	var mu sync.Mutex
 	var starts []time.Time
@@ -49,7 +50,7 @@ func TestGateSpacesStartsAndSerializes(t *testing.T) {
 }
 
 func TestGateHostsIndependent(t *testing.T) {
-	g := NewGate()
+	g := NewGate(0)
 	g.created = time.Now().Add(-2 * time.Hour)
 	doneA, err := g.Wait(context.Background(), "a.example", time.Hour)
 	if err != nil {
@@ -66,7 +67,7 @@ func TestGateHostsIndependent(t *testing.T) {
 }
 
 func TestGateWaitHonoursContext(t *testing.T) {
-	g := NewGate()
+	g := NewGate(0)
 	done, _ := g.Wait(context.Background(), "h", 0)
 	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
@@ -79,7 +80,7 @@ func TestGateWaitHonoursContext(t *testing.T) {
 func TestGateWaitsOneDelayAfterCreation(t *testing.T) {
 	// A resumed crawl does not know when the killed one last sent a
 	// request, so its first request to a host waits one delay.
-	g := NewGate()
+	g := NewGate(0)
 	const delay = 40 * time.Millisecond
 	done, err := g.Wait(context.Background(), "h", delay)
 	if err != nil {
@@ -89,4 +90,58 @@ func TestGateWaitsOneDelayAfterCreation(t *testing.T) {
 	if since := time.Since(g.created); since < delay {
 		t.Errorf("first request started %v after the gate was made, want >= %v", since, delay)
 	}
+}
+
+// TestGateBoundsRequestsAcrossHosts: with a bound of n, at most n
+// requests are in flight at once, each to its own host, and a request
+// waiting for the bound gives up when its context is done.
+func TestGateBoundsRequestsAcrossHosts(t *testing.T) {
+	for _, n := range []int{1, 3} {
+		g := NewGate(n)
+		var mu sync.Mutex
+		inFlight, maxInFlight := 0, 0
+		var wg sync.WaitGroup
+		for i := 0; i < 4*n+2; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				done, err := g.Wait(context.Background(), fmt.Sprintf("h%d.example", i), 0)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				inFlight++
+				maxInFlight = max(maxInFlight, inFlight)
+				mu.Unlock()
+				time.Sleep(5 * time.Millisecond)
+				mu.Lock()
+				inFlight--
+				mu.Unlock()
+				done()
+			}()
+		}
+		wg.Wait()
+		if maxInFlight != n {
+			t.Errorf("bound %d: at most %d requests were in flight at once, want %d", n, maxInFlight, n)
+		}
+	}
+
+	g := NewGate(1)
+	done, err := g.Wait(context.Background(), "a.example", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := g.Wait(ctx, "b.example", 0); err == nil {
+		t.Fatal("a second request started past a bound of 1")
+	}
+	done()
+	// b.example's slot was given back when its wait gave up.
+	doneB, err := g.Wait(context.Background(), "b.example", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doneB()
 }

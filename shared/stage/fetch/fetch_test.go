@@ -70,7 +70,7 @@ func newHarness(t *testing.T, client *http.Client, mod func(*Config)) *harness {
 	}
 	h := &harness{db: db, enqueue: &recorder{}, parse: &recorder{}}
 	h.f = New(db, blobs, Queues{Enqueue: h.enqueue, Parse: h.parse, Summarize: &recorder{}}, client,
-		politeness.NewGate(), cfg, slog.New(slog.DiscardHandler))
+		politeness.NewGate(0), cfg, slog.New(slog.DiscardHandler))
 	return h
 }
 
@@ -316,7 +316,7 @@ func TestBusyHostRecordsNothing(t *testing.T) {
 	}))
 	defer srv.Close()
 	h := newHarness(t, nil, nil)
-	polite := &busyPolite{busy: true, inner: politeness.NewGate()}
+	polite := &busyPolite{busy: true, inner: politeness.NewGate(0)}
 	h.f.polite = polite
 	ctx := context.Background()
 	u := srv.URL + "/page"
