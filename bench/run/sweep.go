@@ -6,8 +6,9 @@
 //     "last fetch at" is when the crawler sent its last request: the
 //     time after it went to the links and pages queued behind.
 //   - -levels 1,2,4,8,32 crawls the -root tree (or the -synth site) at
-//     each --concurrency (make bench-concurrency): what more fetch
-//     workers buy, with one request at a time per host.
+//     each --concurrency (make bench-concurrency): what more requests
+//     in flight (and twice as many fetch workers) buy, with one request
+//     at a time per host.
 //
 // Each run is a fresh server and a fresh data directory, as for the
 // tools' table; the sweep goes round -runs times (every value once,

@@ -10,8 +10,9 @@ import (
 // setting is refused with a message naming the bound, never clamped in
 // silence (docs/limits.md).
 const (
-	// MaxConcurrency caps the URLs fetched at once on one machine: each
-	// fetch may hold up to a body's worth of memory.
+	// MaxConcurrency caps the requests in flight at once on one machine:
+	// each may hold up to a body's worth of memory, and so may each of
+	// the as many fetch workers recording the pages fetched.
 	MaxConcurrency = 256
 	// MaxHops bounds hops and max_depth: a sanity bound (no site's link
 	// chains come near it) that keeps hops+1 far from overflowing.

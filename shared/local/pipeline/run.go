@@ -324,7 +324,8 @@ type worker struct {
 // holds its page from the request until the crawl is recorded, and the
 // one writer is busy most of a crawl: with a worker per request, all of
 // them at times waited for the writer while the host's slot stood
-// free (BENCHMARKS.md, "More fetch workers than requests"). The others
+// free (BENCHMARKS.md, "Two fetch workers a request, and one full-text
+// statement a write"). The others
 // wait for the gate, or store and record the page they fetched.
 const fetchWorkers = 2
 

@@ -39,13 +39,14 @@ func NewGate(maxInFlight int) *Gate {
 }
 
 // Wait blocks until a request to host may start: no other request to it
-// in flight, fewer than the gate's bound to any host, and at least delay
-// since the last one to host finished (so at the
+// in flight, fewer than the gate's bound in flight across hosts, and at
+// least delay since the last one to host finished (so at the
 // server, too, two requests start at least delay apart, whatever the
 // network's latency). The delay is the caller's, so a Crawl-delay learned
 // from robots.txt applies from the robots.txt request on. The caller
 // must call done when its request (with any retries, each spaced by the
-// caller) has finished.
+// caller) has finished: a request waiting to be retried counts as in
+// flight, for its host and for the bound.
 func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error) {
 	g.mu.Lock()
 	h, ok := g.hosts[host]

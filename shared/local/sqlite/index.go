@@ -139,6 +139,21 @@ func tokenStatistics(counts []tokenCount) string {
 // full-text statement a write"; TestIndexTextOneSegment).
 func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
 	var rows []any
+	var ids []int64
+	size := 0
+	// flush writes the full-text rows gathered so far in one statement.
+	flush := func() error {
+		if len(ids) == 0 {
+			return nil
+		}
+		const row = `(?,?,'any',?,?,?,?,?,?,?,?)`
+		if _, err := tx.ExecContext(ctx, `INSERT INTO full_text_entity_index(rowid, text_pile_id, any, title, description, text,
+			secondary_text, big_headlines, small_headlines, code_text, quote_text) VALUES`+row+strings.Repeat(","+row, len(ids)-1), rows...); err != nil {
+			return fmt.Errorf("insert full_text_entity_index (text piles %v): %w", ids, err)
+		}
+		rows, ids, size = rows[:0], ids[:0], 0
+		return nil
+	}
 	for _, p := range piles {
 		res, err := tx.ExecContext(ctx, `DELETE FROM text_pile_unindexed WHERE text_pile_id=?`, p.id)
 		if err != nil {
@@ -166,18 +181,24 @@ func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
 			return fmt.Errorf("insert text_pile_title: %w", err)
 		}
 		rows = append(rows, p.id, p.id, p.title, p.desc, p.text[0], p.text[1], p.text[2], p.text[3], p.text[4], p.text[5])
+		ids = append(ids, p.id)
+		for _, t := range p.text {
+			size += len(t)
+		}
+		if size >= ftsStatementBytes {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
 	}
-	if len(rows) == 0 {
-		return nil
-	}
-	const row = `(?,?,'any',?,?,?,?,?,?,?,?)`
-	n := len(rows) / 10
-	if _, err := tx.ExecContext(ctx, `INSERT INTO full_text_entity_index(rowid, text_pile_id, any, title, description, text,
-		secondary_text, big_headlines, small_headlines, code_text, quote_text) VALUES`+row+strings.Repeat(","+row, n-1), rows...); err != nil {
-		return fmt.Errorf("insert full_text_entity_index: %w", err)
-	}
-	return nil
+	return flush()
 }
+
+// ftsStatementBytes bounds the text of one full-text statement (past
+// its last pile): the driver copies every bound string into C memory,
+// which the Go runtime's memory limit does not see, so a write of large
+// pages goes in as a few statements (a segment each) rather than one.
+var ftsStatementBytes = 4 << 20 // a variable for tests
 
 func wrapIndex(err error) error {
 	if err != nil {

@@ -464,84 +464,77 @@ func TestTokenStatisticsView(t *testing.T) {
 // gets none) and adds one segment to the full-text index, not one a
 // pile: FTS5 writes a segment at every statement savepoint, which the
 // INSERT OR REPLACE of a pile's token counts opens, so the full-text
-// rows go in with one statement, after those.
+// rows go in with one statement, after those. Past ftsStatementBytes of
+// text they go in as more statements, with the same rows.
 func TestIndexTextOneSegment(t *testing.T) {
-	ctx := context.Background()
-	d := openTest(t)
+	defer func(b int) { ftsStatementBytes = b }(ftsStatementBytes)
 	words := []string{"lighthouse", "foghorn", "keeper", "lantern", "beacon", "harbour"}
-	var piles []unindexedPile
-	for i, w := range words {
-		id := d.testPile(t, w)
-		if _, err := d.exec(ctx, `UPDATE text_pile SET text=? WHERE text_pile_id=?`, "the "+w+" stands", id); err != nil {
-			t.Fatal(err)
-		}
-		if i != 2 { // the keeper's pile: taken off the list by another process
-			if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title) VALUES(?,'')`, id); err != nil {
+	for _, tt := range []struct {
+		name     string
+		bytes    int // ftsStatementBytes
+		segments int
+	}{
+		{"one statement", ftsStatementBytes, 1},
+		{"a statement a pile", 1, len(words) - 1},
+		{"a statement every two piles", 30, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ftsStatementBytes = tt.bytes
+			ctx := context.Background()
+			d := openTest(t)
+			var piles []unindexedPile
+			for i, w := range words {
+				id := d.testPile(t, w)
+				if _, err := d.exec(ctx, `UPDATE text_pile SET text=? WHERE text_pile_id=?`, "the "+w+" stands", id); err != nil {
+					t.Fatal(err)
+				}
+				if i != 2 { // the keeper's pile: taken off the list by another process
+					if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title) VALUES(?,'')`, id); err != nil {
+						t.Fatal(err)
+					}
+				}
+				p := unindexedPile{id: id, title: "pile " + w, stats: "[[1,1]]"}
+				p.text[0] = "the " + w + " stands" // 17-21 bytes
+				piles = append(piles, p)
+			}
+			before := ftsSegments(t, d)
+			if err := d.tx(ctx, func(ctx context.Context, w *wtx) error { return indexText(ctx, w, piles) }); err != nil {
 				t.Fatal(err)
 			}
-		}
-		p := unindexedPile{id: id, title: "pile " + w, stats: "[[1,1]]"}
-		p.text[0] = "the " + w + " stands"
-		piles = append(piles, p)
-	}
-	before := ftsSegmentsWritten(t, d)
-	if err := d.tx(ctx, func(ctx context.Context, w *wtx) error { return indexText(ctx, w, piles) }); err != nil {
-		t.Fatal(err)
-	}
-	for i, w := range words {
-		var got []int64
-		rows, err := d.db.QueryContext(ctx, `SELECT rowid FROM full_text_entity_index WHERE full_text_entity_index MATCH ?`, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var id int64
-			rows.Scan(&id)
-			got = append(got, id)
-		}
-		rows.Close()
-		want := []int64{piles[i].id}
-		if i == 2 {
-			want = nil
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%q matches piles %v, want %v", w, got, want)
-		}
-	}
-	t.Logf("segments written: %d before, %d after", before, ftsSegmentsWritten(t, d))
-	if n := ftsSegmentsWritten(t, d) - before; n != 1 {
-		t.Errorf("indexing %d piles in one write wrote %d full-text segments, want 1", len(piles)-1, n)
+			for i, w := range words {
+				var got []int64
+				rows, err := d.db.QueryContext(ctx, `SELECT rowid FROM full_text_entity_index WHERE full_text_entity_index MATCH ?`, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for rows.Next() {
+					var id int64
+					rows.Scan(&id)
+					got = append(got, id)
+				}
+				rows.Close()
+				want := []int64{piles[i].id}
+				if i == 2 {
+					want = nil
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%q matches piles %v, want %v", w, got, want)
+				}
+			}
+			if n := ftsSegments(t, d) - before; n != tt.segments {
+				t.Errorf("indexing %d piles in one write added %d full-text segments, want %d", len(piles)-1, n, tt.segments)
+			}
+		})
 	}
 }
 
-// ftsSegmentsWritten reads the full-text index's count of segments
-// written, from its structure record (the row of id 10 of its %_data
-// table: a 4-byte cookie, then varints: levels, segments, segments
-// written).
-func ftsSegmentsWritten(t *testing.T, d *DB) uint64 {
+// ftsSegments counts the segments in the full-text index (its %_idx
+// table has a row per segment and leaf page).
+func ftsSegments(t *testing.T, d *DB) int {
 	t.Helper()
-	var b []byte
-	if err := d.db.QueryRowContext(context.Background(), `SELECT block FROM full_text_entity_index_data WHERE id=10`).Scan(&b); err != nil {
+	var n int
+	if err := d.db.QueryRowContext(context.Background(), `SELECT count(DISTINCT segid) FROM full_text_entity_index_idx`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	b = b[4:]
-	var v [3]uint64
-	for i := range v {
-		// SQLite's varint: big-endian, 7 bits a byte, the high bit set
-		// on every byte but the last (the ninth, if any, takes 8 bits).
-		for j := 0; ; j++ {
-			if j == 8 {
-				v[i] = v[i]<<8 | uint64(b[0])
-				b = b[1:]
-				break
-			}
-			c := b[0]
-			b = b[1:]
-			v[i] = v[i]<<7 | uint64(c&0x7f)
-			if c < 0x80 {
-				break
-			}
-		}
-	}
-	return v[2]
+	return n
 }
