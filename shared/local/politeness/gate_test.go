@@ -3,6 +3,7 @@ package politeness
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -11,34 +12,8 @@ import (
 // TestGateSpacesStartsAndSerializes: each request starts at least the
 // delay after the previous one finished (hence after it started).
 func TestGateSpacesStartsAndSerializes(t *testing.T) {
-	g := NewGate(0)
 	const delay = 30 * time.Millisecond
-	var mu sync.Mutex
-	var starts []time.Time
-	inFlight, maxInFlight := 0, 0
-	var wg sync.WaitGroup
-	for i := 0; i < 5; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			done, err := g.Wait(context.Background(), "example.org", delay)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			mu.Lock()
-			starts = append(starts, time.Now())
-			inFlight++
-			maxInFlight = max(maxInFlight, inFlight)
-			mu.Unlock()
-			time.Sleep(2 * time.Millisecond)
-			mu.Lock()
-			inFlight--
-			mu.Unlock()
-			done()
-		}()
-	}
-	wg.Wait()
+	starts, maxInFlight := requests(t, NewGate(0), slices.Repeat([]string{"example.org"}, 5), delay, 2*time.Millisecond)
 	if maxInFlight != 1 {
 		t.Errorf("max in flight = %d, want 1", maxInFlight)
 	}
@@ -97,31 +72,11 @@ func TestGateWaitsOneDelayAfterCreation(t *testing.T) {
 // waiting for the bound gives up when its context is done.
 func TestGateBoundsRequestsAcrossHosts(t *testing.T) {
 	for _, n := range []int{1, 3} {
-		g := NewGate(n)
-		var mu sync.Mutex
-		inFlight, maxInFlight := 0, 0
-		var wg sync.WaitGroup
-		for i := 0; i < 4*n+2; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				done, err := g.Wait(context.Background(), fmt.Sprintf("h%d.example", i), 0)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				mu.Lock()
-				inFlight++
-				maxInFlight = max(maxInFlight, inFlight)
-				mu.Unlock()
-				time.Sleep(5 * time.Millisecond)
-				mu.Lock()
-				inFlight--
-				mu.Unlock()
-				done()
-			}()
+		var hosts []string
+		for i := range 4*n + 2 {
+			hosts = append(hosts, fmt.Sprintf("h%d.example", i))
 		}
-		wg.Wait()
+		_, maxInFlight := requests(t, NewGate(n), hosts, 0, 5*time.Millisecond)
 		if maxInFlight != n {
 			t.Errorf("bound %d: at most %d requests were in flight at once, want %d", n, maxInFlight, n)
 		}
@@ -144,4 +99,37 @@ func TestGateBoundsRequestsAcrossHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	doneB()
+}
+
+// requests sends a request to each of hosts at once through g, each
+// taking hold once it may start, and returns when each started (in
+// order) and how many were in flight at most at once.
+func requests(t *testing.T, g *Gate, hosts []string, delay, hold time.Duration) (starts []time.Time, most int) {
+	t.Helper()
+	var mu sync.Mutex
+	inFlight := 0
+	var wg sync.WaitGroup
+	for _, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			done, err := g.Wait(context.Background(), h, delay)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			mu.Lock()
+			starts = append(starts, time.Now())
+			inFlight++
+			most = max(most, inFlight)
+			mu.Unlock()
+			time.Sleep(hold)
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+			done()
+		}()
+	}
+	wg.Wait()
+	return starts, most
 }
