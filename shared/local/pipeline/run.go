@@ -323,10 +323,10 @@ type worker struct {
 // (Config.Concurrency, which the politeness gate bounds). A worker
 // holds its page from the request until the crawl is recorded, and the
 // one writer is busy most of a crawl: with a worker per request, all of
-// them at times waited for the writer while the host's slot stood
-// free (BENCHMARKS.md, "Two fetch workers a request, and one full-text
-// statement a write"). The others
-// wait for the gate, or store and record the page they fetched.
+// them at times waited for the writer while the host's slot stood free
+// (BENCHMARKS.md, "Two fetch workers a request"). The workers beyond
+// the requests in flight wait for the gate, or store and record the
+// pages they fetched.
 const fetchWorkers = 2
 
 // parsers is how many parse workers run. The fetched pages are parsed
