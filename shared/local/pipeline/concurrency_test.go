@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -53,4 +55,77 @@ func TestConcurrencyBoundsRequests(t *testing.T) {
 	if most != concurrency {
 		t.Errorf("at most %d requests were in flight at once across %d hosts, want --concurrency (%d)", most, hosts, concurrency)
 	}
+}
+
+// TestRetryWaitHoldsNoShare: a request waiting to be retried (a 503
+// with Retry-After) keeps its host's slot but not its share of
+// --concurrency, so at --concurrency 1 another host's pages are fetched
+// meanwhile, and the page is still fetched on its retry.
+func TestRetryWaitHoldsNoShare(t *testing.T) {
+	var mu sync.Mutex
+	var busyAt, retriedAt time.Time
+	var othersDuring int
+	var otherURL string
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case r.URL.Path == "/robots.txt":
+			// Names a sitemap elsewhere, so that the page is the busy
+			// host's one task: a second would wait for its slot in the
+			// second fetch worker.
+			fmt.Fprintf(w, "User-agent: *\nAllow: /\nSitemap: %s/sitemap.xml\n", otherURL)
+		case busyAt.IsZero():
+			busyAt = time.Now()
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			retriedAt = time.Now()
+			html(w, `<p>back</p>`)
+		}
+	}))
+	defer busy.Close()
+	const pages = 40
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		if !busyAt.IsZero() && retriedAt.IsZero() {
+			othersDuring++
+		}
+		mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+		if r.URL.Path != "/p0.html" {
+			html(w, `<p>a page</p>`)
+			return
+		}
+		var links strings.Builder
+		for i := 1; i < pages; i++ {
+			fmt.Fprintf(&links, `<a href="/p%d.html">%d</a> `, i, i)
+		}
+		html(w, links.String())
+	}))
+	defer other.Close()
+	mu.Lock()
+	otherURL = other.URL
+	mu.Unlock()
+	cfg := testConfig(busy.URL + "/")
+	cfg.Seeds = []string{busy.URL + "/", other.URL + "/p0.html"}
+	cfg.Fetch.Delay = 0
+	cfg.Concurrency = 1
+	res := crawlSite(t, t.TempDir(), cfg)
+	mu.Lock()
+	defer mu.Unlock()
+	if res.Crawled < pages+1 || retriedAt.IsZero() { // (and each host's guessed /sitemap.xml)
+		t.Fatalf("crawled %d URLs (retried: %v), want the busy host's page after its retry and the other host's %d", res.Crawled, !retriedAt.IsZero(), pages)
+	}
+	if wait := retriedAt.Sub(busyAt); wait < time.Second {
+		t.Errorf("retried %v after the 503, want Retry-After's 1 s", wait)
+	}
+	if othersDuring == 0 {
+		t.Errorf("no request to the other host while the busy one waited %v to be retried, at --concurrency 1", retriedAt.Sub(busyAt))
+	}
+	t.Logf("%d of the other host's %d pages fetched during the retry's wait", othersDuring, pages)
 }

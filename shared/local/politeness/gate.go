@@ -5,9 +5,12 @@ package politeness
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
 // Gate is the in-process politeness mechanism, for one crawler process.
@@ -20,9 +23,12 @@ type Gate struct {
 	created  time.Time
 }
 
+// hostState is a host's slot. Its other fields belong to whoever holds
+// the slot.
 type hostState struct {
 	slot     chan struct{} // one token: the right to send a request
 	lastDone time.Time     // when the last request to the host finished
+	share    bool          // the holder holds a share of the bound across hosts
 }
 
 // NewGate returns an empty gate that lets at most maxInFlight requests
@@ -38,6 +44,51 @@ func NewGate(maxInFlight int) *Gate {
 	return g
 }
 
+// Sleep waits d (or until ctx is done) between a request to host and
+// its retry, with the host's slot, which the caller holds (from Wait):
+// the host asked us to back off, so its slot stays taken. The request's
+// share of the bound across hosts is let go meanwhile, so that a host
+// answering 503 with Retry-After does not keep a request of another
+// host waiting, and taken back before Sleep returns. Should ctx end
+// first, Sleep returns its error without the share, and done still
+// frees the slot.
+func (g *Gate) Sleep(ctx context.Context, host string, d time.Duration) error {
+	g.mu.Lock()
+	h := g.hosts[host]
+	g.mu.Unlock()
+	if h == nil {
+		return fmt.Errorf("politeness: sleep for %s, whose slot is not held", host)
+	}
+	g.giveShare(h)
+	if err := crawl.Sleep(ctx, d); err != nil {
+		return err
+	}
+	return g.takeShare(ctx, h)
+}
+
+// takeShare takes a share of the bound across hosts for the holder of
+// h's slot.
+func (g *Gate) takeShare(ctx context.Context, h *hostState) error {
+	if g.inFlight == nil {
+		return nil
+	}
+	select {
+	case g.inFlight <- struct{}{}:
+		h.share = true
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// giveShare lets go of the share the holder of h's slot holds, if any.
+func (g *Gate) giveShare(h *hostState) {
+	if h.share {
+		<-g.inFlight
+		h.share = false
+	}
+}
+
 // Wait blocks until a request to host may start: no other request to it
 // in flight, fewer than the gate's bound in flight across hosts, and at
 // least delay since the last one to host finished (so at the
@@ -45,8 +96,9 @@ func NewGate(maxInFlight int) *Gate {
 // network's latency). The delay is the caller's, so a Crawl-delay learned
 // from robots.txt applies from the robots.txt request on. The caller
 // must call done when its request (with any retries, each spaced by the
-// caller) has finished: a request waiting to be retried counts as in
-// flight, for its host and for the bound.
+// caller) has finished: a request waiting to be retried (Sleep) keeps
+// its host's slot, and counts against the bound only once it is sent
+// again.
 func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error) {
 	g.mu.Lock()
 	h, ok := g.hosts[host]
@@ -75,21 +127,15 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 	// The host's turn has come; the bound across hosts is taken last, so
 	// that a request waiting for its host's delay holds no other host's
 	// room.
-	if g.inFlight != nil {
-		select {
-		case g.inFlight <- struct{}{}:
-		case <-ctx.Done():
-			<-h.slot
-			return nil, ctx.Err()
-		}
+	if err := g.takeShare(ctx, h); err != nil {
+		<-h.slot
+		return nil, err
 	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			h.lastDone = g.now()
-			if g.inFlight != nil {
-				<-g.inFlight
-			}
+			g.giveShare(h)
 			<-h.slot
 			// A worker waiting for the slot was just woken, to run
 			// when this goroutine next blocks (it is next on this

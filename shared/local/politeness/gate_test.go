@@ -133,3 +133,79 @@ func requests(t *testing.T, g *Gate, hosts []string, delay, hold time.Duration) 
 	wg.Wait()
 	return starts, most
 }
+
+// TestSleepLetsShareGo: a request waiting to be retried keeps its
+// host's slot but not its share of the bound across hosts, which it
+// takes back before it is sent again; and when its wait for the share
+// is cut short, done frees its host without taking another's share.
+func TestSleepLetsShareGo(t *testing.T) {
+	ctx := context.Background()
+	g := NewGate(1)
+	doneA, err := g.Wait(ctx, "a.example", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slept := make(chan error, 1)
+	go func() { slept <- g.Sleep(ctx, "a.example", 200*time.Millisecond) }()
+
+	// Another host's request goes while a.example's waits to be retried.
+	short, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
+	defer cancel()
+	doneB, err := g.Wait(short, "b.example", 0)
+	if err != nil {
+		t.Fatalf("b.example waited for a.example's retry: %v", err)
+	}
+	// a.example's slot stays taken.
+	if _, err := g.Wait(short, "a.example", 0); err == nil {
+		t.Fatal("a second request to a.example started while the first waited to be retried")
+	}
+	// The retry waits for the share b.example holds.
+	select {
+	case err := <-slept:
+		t.Fatalf("Sleep returned (%v) while the only share was held by b.example", err)
+	case <-time.After(150 * time.Millisecond):
+	}
+	doneB()
+	if err := <-slept; err != nil {
+		t.Fatal(err)
+	}
+	// Retried, a.example holds the share again.
+	if _, err := g.Wait(timeout(t, 30*time.Millisecond), "c.example", 0); err == nil {
+		t.Fatal("c.example started while a.example's retry held the only share")
+	}
+	doneA()
+
+	// A Sleep cut short while waiting for the share returns without it:
+	// done then frees the host and gives back no share it does not hold.
+	doneA, err = g.Wait(ctx, "a.example", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleepCtx, stop := context.WithCancel(ctx)
+	go func() { slept <- g.Sleep(sleepCtx, "a.example", time.Millisecond) }()
+	doneB, err = g.Wait(timeout(t, time.Second), "b.example", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // a.example now waits for b.example's share
+	stop()
+	if err := <-slept; err == nil {
+		t.Fatal("Sleep cut short returned no error")
+	}
+	doneA()
+	if _, err := g.Wait(timeout(t, 30*time.Millisecond), "c.example", 0); err == nil {
+		t.Fatal("c.example started while b.example held the only share: a.example's done gave back b.example's")
+	}
+	doneB()
+	doneA, err = g.Wait(timeout(t, time.Second), "a.example", 0)
+	if err != nil {
+		t.Fatalf("a.example's slot was not freed: %v", err)
+	}
+	doneA()
+}
+
+func timeout(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -115,7 +115,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 			break
 		}
 		f.log.InfoContext(ctx, "retrying", "url", c.URL, "attempt", attempt+1, "after", wait, "reason", res.msg)
-		if err := crawl.Sleep(ctx, wait); err != nil {
+		if err := f.polite.Sleep(ctx, c.Host, wait); err != nil {
 			return out, err
 		}
 	}

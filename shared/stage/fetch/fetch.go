@@ -42,9 +42,13 @@ type Sender interface {
 
 // Politeness spaces requests per host (see package politeness): Wait
 // takes the host's one in-flight slot once the delay has passed since
-// the last request to it finished; done gives the slot back.
+// the last request to it finished; done gives the slot back. Sleep waits
+// between a request and its retry with the host's slot held (the host
+// asked us to back off), and takes up none of the room for requests to
+// other hosts meanwhile.
 type Politeness interface {
 	Wait(ctx context.Context, host string, delay time.Duration) (done func(), err error)
+	Sleep(ctx context.Context, host string, d time.Duration) error
 }
 
 // RobotsStore shares fetched robots.txt files between processes (the

@@ -301,6 +301,10 @@ func (b *busyPolite) Wait(ctx context.Context, host string, d time.Duration) (fu
 	return b.inner.Wait(ctx, host, d)
 }
 
+func (b *busyPolite) Sleep(ctx context.Context, host string, d time.Duration) error {
+	return b.inner.Sleep(ctx, host, d)
+}
+
 // A fetch that cannot get the host's slot, even for robots.txt, records
 // nothing and fails transiently with the gate's error (the Lambda home
 // re-sends it later); it does not record a robots verdict.
