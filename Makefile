@@ -116,7 +116,7 @@ e2e-down:
 ## BENCHMARKS.md.
 bench: bench-go bench-crawl
 
-.PHONY: bench-go bench-crawl bench-quick bench-profile bench-build bench-scale bench-concurrency bench-bodies bench-recrawl
+.PHONY: bench-go bench-crawl bench-quick bench-profile bench-build bench-scale bench-concurrency bench-bodies bench-hosts bench-recrawl
 BENCH_DOC_ROOT_CMD := bench/inputs.sh | sed -n 's/^DOC_ROOT=//p'
 
 ## bench-go: parse and extraction, URL normalization, SQLite writes per page
@@ -158,6 +158,12 @@ bench-scale: bench-build
 ## MB of HTML (bench/bodies.sh)
 bench-bodies:
 	bench/bodies.sh
+
+## bench-hosts: a crawl of HOSTS_N (4) synthetic sites at --delay
+## HOSTS_DELAY (200ms): whether they are crawled side by side
+## (bench/hosts.sh)
+bench-hosts:
+	bench/hosts.sh
 
 ## eval: search quality on four documentation trees: the judged queries
 ## of bench/eval/queries.tsv (python3.11-doc, the tree ranking was tuned

@@ -129,3 +129,60 @@ func TestRetryWaitHoldsNoShare(t *testing.T) {
 	}
 	t.Logf("%d of the other host's %d pages fetched during the retry's wait", othersDuring, pages)
 }
+
+// TestHostsCrawledSideBySide: a crawl of several hosts at a politeness
+// delay fetches from all of them at once, not one host's backlog after
+// another: the release shares the fetch queue among the hosts
+// (sqlite.DB.DueCandidates), so no host's tasks fill it while another's
+// wait. Each host's pages are linked from its index; the requests, in
+// the order they came, never go to one host many times running.
+func TestHostsCrawledSideBySide(t *testing.T) {
+	const hosts, pages = 3, 12
+	var mu sync.Mutex
+	var order []int // the host of each page request, in the order they came
+	var seeds []string
+	for h := range hosts {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.URL.Path {
+			case "/robots.txt", "/sitemap.xml":
+				http.NotFound(w, r)
+			case "/":
+				var links strings.Builder
+				for i := range pages {
+					fmt.Fprintf(&links, `<a href="/p%d.html">%d</a> `, i, i)
+				}
+				html(w, links.String())
+			default:
+				mu.Lock()
+				order = append(order, h)
+				mu.Unlock()
+				html(w, `<p>a page</p>`)
+			}
+		}))
+		defer s.Close()
+		seeds = append(seeds, s.URL+"/")
+	}
+	cfg := testConfig(seeds[0])
+	cfg.Seeds = seeds
+	cfg.Fetch.Delay = 20 * time.Millisecond
+	cfg.Concurrency = 2
+	res := crawlSite(t, t.TempDir(), cfg)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(order) != hosts*pages {
+		t.Fatalf("%d page requests (crawled %d URLs), want %d", len(order), res.Crawled, hosts*pages)
+	}
+	longest, run := 1, 1
+	for i := 1; i < len(order); i++ {
+		if order[i] == order[i-1] {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 1
+		}
+	}
+	t.Logf("requests by host, in order: %v", order)
+	if longest > hosts+1 {
+		t.Errorf("%d requests running went to one host (of %d hosts with %d pages each): the hosts were crawled one after another", longest, hosts, pages)
+	}
+}

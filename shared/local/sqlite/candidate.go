@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -192,8 +193,12 @@ func nullStr(s string) *string {
 }
 
 // DueCandidates returns up to limit candidates due at or before now,
-// highest priority and earliest due first.
+// highest priority and earliest due first, the limit shared among the
+// scope's hosts (fairShare) when several have candidates due.
 func (d *DB) DueCandidates(ctx context.Context, now int64, limit int) ([]crawl.Candidate, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
 	var some int
 	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM crawl_frontier WHERE state='due' AND due_unix_utc<=? LIMIT 1)`,
 		now).Scan(&some); err != nil {
@@ -202,7 +207,174 @@ func (d *DB) DueCandidates(ctx context.Context, now int64, limit int) ([]crawl.C
 	if some == 0 {
 		return nil, nil
 	}
+	var scope int
+	if err := d.queryRow(ctx, `SELECT count(*) FROM crawl_scope`).Scan(&scope); err != nil {
+		return nil, fmt.Errorf("due candidates: count the scope: %w", err)
+	}
+	if scope > 1 && scope <= maxFairHosts {
+		hosts, err := d.dueHosts(ctx, now)
+		if err != nil {
+			return nil, err
+		}
+		if len(hosts) > 1 {
+			return d.fairShare(ctx, hosts, now, limit)
+		}
+	}
 	return d.queryCandidates(ctx, dueWhere, now, limit)
+}
+
+// maxFairHosts is the most scope hosts among which DueCandidates shares
+// its limit, a few queries each; past it, it takes candidates in
+// release order whatever their host, as with one host.
+const maxFairHosts = 64
+
+// dueHosts returns the scope's hosts that have candidates due by now, a
+// seek each in crawl_frontier_host_release.
+func (d *DB) dueHosts(ctx context.Context, now int64) ([]string, error) {
+	rows, err := d.query(ctx, `SELECT s.host FROM crawl_scope s WHERE EXISTS (SELECT 1 FROM crawl_frontier f
+		WHERE f.state='due' AND f.host=s.host AND f.due_unix_utc<=?) ORDER BY s.host`, now)
+	if err != nil {
+		return nil, fmt.Errorf("hosts with candidates due: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("hosts with candidates due: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// fairShare picks DueCandidates' candidates host by host. A host has one
+// request in flight at a time, and a fetch worker given its task waits
+// for that host's turn: taken in release order alone, one host's backlog
+// (a page of 300 links admitted a second before another host's) filled
+// the fetch queue, and every worker waited on that host while the
+// others' candidates waited in the frontier, so a crawl of several
+// hosts at a politeness delay went one host after another. Each pick
+// now goes to the host with the fewest candidates released and not yet
+// recorded (state queued), counting those picked so far; ties to the
+// host with the better next candidate. The picks come back in release
+// order (priority, then due time; within those, in turn across hosts).
+// Due candidates of hosts outside the scope fill what the scope's hosts
+// leave of the limit.
+//
+// Each host's candidates are read up to the level the picks would reach
+// were every host's enough, and read again in full only when the picks
+// need more of a host than that: a release of 32 among 64 hosts reads
+// about 32 rows, not 64 times 32 (BenchmarkDueCandidates).
+func (d *DB) fairShare(ctx context.Context, hosts []string, now int64, limit int) ([]crawl.Candidate, error) {
+	held := map[string]int{}
+	rows, err := d.query(ctx, `SELECT host, count(*) FROM crawl_frontier WHERE state='queued' GROUP BY host`)
+	if err != nil {
+		return nil, fmt.Errorf("count released candidates by host: %w", err)
+	}
+	for rows.Next() {
+		var h string
+		var n int
+		if err := rows.Scan(&h, &n); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("count released candidates by host: %w", err)
+		}
+		held[h] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count released candidates by host: %w", err)
+	}
+	total := 0
+	for _, h := range hosts {
+		total += held[h]
+	}
+	level := (total + limit + len(hosts) - 1) / len(hosts)
+	due := make([][]crawl.Candidate, len(hosts))
+	read := make([]int, len(hosts)) // the limit each host's candidates were read with
+	readHost := func(i, n int) error {
+		read[i] = n
+		if n == 0 {
+			due[i] = nil
+			return nil
+		}
+		if due[i], err = d.queryCandidates(ctx, dueOfHostWhere, hosts[i], now, n); err != nil {
+			return fmt.Errorf("due candidates of %s: %w", hosts[i], err)
+		}
+		return nil
+	}
+	for i, h := range hosts {
+		if err := readHost(i, min(limit, max(0, level-held[h]))); err != nil {
+			return nil, err
+		}
+	}
+	var out []crawl.Candidate
+	next := make([]int, len(hosts))
+	picked := map[string]bool{}
+	for len(out) < limit {
+		best := -1
+		for i, h := range hosts {
+			if next[i] == len(due[i]) {
+				continue
+			}
+			if best < 0 || held[h] < held[hosts[best]] ||
+				held[h] == held[hosts[best]] && releasesBefore(due[i][next[i]], due[best][next[best]]) {
+				best = i
+			}
+		}
+		if best < 0 {
+			// Every host's candidates read are taken: read in full those
+			// that may have more, or stop.
+			more := false
+			for i := range hosts {
+				if len(due[i]) == read[i] && read[i] < limit {
+					if err := readHost(i, limit); err != nil {
+						return nil, err
+					}
+					more = more || next[i] < len(due[i])
+				}
+			}
+			if !more {
+				break
+			}
+			continue
+		}
+		c := due[best][next[best]]
+		next[best]++
+		if picked[c.URL] {
+			// Read twice, and a candidate admitted in between moved it.
+			continue
+		}
+		picked[c.URL] = true
+		out = append(out, c)
+		held[hosts[best]]++
+	}
+	if len(out) < limit {
+		rest, err := d.queryCandidates(ctx, dueOutsideScopeWhere, now, limit-len(out))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rest...)
+	}
+	slices.SortStableFunc(out, func(a, b crawl.Candidate) int {
+		if releasesBefore(a, b) {
+			return -1
+		}
+		if releasesBefore(b, a) {
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
+
+// releasesBefore orders due candidates as dueWhere does, short of the
+// url_id: higher priority, then earlier due.
+func releasesBefore(a, b crawl.Candidate) bool {
+	if a.Priority != b.Priority {
+		return a.Priority > b.Priority
+	}
+	return a.DueAt < b.DueAt
 }
 
 // dueWhere picks DueCandidates' rows. It walks crawl_frontier_release in
@@ -218,6 +390,21 @@ func (d *DB) DueCandidates(ctx context.Context, now int64, limit int) ([]crawl.C
 // meanwhile by a process that had not yet read the change are left
 // here until it is enabled.
 const dueWhere = `WHERE f.state='due' AND +f.due_unix_utc<=?
+	AND (f.site_id IS NULL OR NOT EXISTS (SELECT 1 FROM sites s WHERE s.Id=f.site_id
+		AND (s.State=2 OR s.State=3 AND f.parent_url IS NOT NULL)))
+	ORDER BY f.priority DESC, f.due_unix_utc, f.url_id LIMIT ?`
+
+// dueOfHostWhere is dueWhere for one host (fairShare), through
+// crawl_frontier_host_release.
+const dueOfHostWhere = `WHERE f.state='due' AND f.host=? AND +f.due_unix_utc<=?
+	AND (f.site_id IS NULL OR NOT EXISTS (SELECT 1 FROM sites s WHERE s.Id=f.site_id
+		AND (s.State=2 OR s.State=3 AND f.parent_url IS NOT NULL)))
+	ORDER BY f.priority DESC, f.due_unix_utc, f.url_id LIMIT ?`
+
+// dueOutsideScopeWhere is dueWhere for the hosts outside the scope
+// (fairShare): a host the scope no longer holds, say.
+const dueOutsideScopeWhere = `WHERE f.state='due' AND +f.due_unix_utc<=?
+	AND f.host NOT IN (SELECT host FROM crawl_scope)
 	AND (f.site_id IS NULL OR NOT EXISTS (SELECT 1 FROM sites s WHERE s.Id=f.site_id
 		AND (s.State=2 OR s.State=3 AND f.parent_url IS NOT NULL)))
 	ORDER BY f.priority DESC, f.due_unix_utc, f.url_id LIMIT ?`
@@ -261,7 +448,7 @@ func (d *DB) NextDue(ctx context.Context) (int64, bool, error) {
 }
 
 func (d *DB) queryCandidates(ctx context.Context, where string, args ...any) ([]crawl.Candidate, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT `+d.older.columns(candidateColumns, "crawl_frontier", "f")+candidateFrom+where, args...)
+	rows, err := d.query(ctx, `SELECT `+d.older.columns(candidateColumns, "crawl_frontier", "f")+candidateFrom+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("query candidates: %w", err)
 	}

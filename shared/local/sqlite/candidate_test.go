@@ -3,9 +3,12 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -206,5 +209,68 @@ func TestMarkAllDue(t *testing.T) {
 	stale.Priority = 3
 	if err := db.PutCandidate(ctx, stale); !errors.Is(err, crawl.ErrConflict) {
 		t.Errorf("write with the version read before MarkAllDue: %v, want ErrConflict", err)
+	}
+}
+
+// TestDueCandidatesFairShare: each pick goes to the scope host with the
+// fewest candidates released and not yet recorded (queued), so a host
+// whose tasks already wait for its turn gets fewer; due candidates of a
+// host outside the scope fill what the scope's hosts leave.
+func TestDueCandidatesFairShare(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		queued map[string]int // released candidates per host
+		extra  bool           // a due candidate of a host outside the scope
+		limit  int
+		want   []string
+	}{
+		{"none released: in turn", nil, false, 4, []string{"a/0", "a/1", "b/0", "b/1"}},
+		{"a has two released", map[string]int{"a.example": 2}, false, 4, []string{"a/0", "b/0", "b/1", "b/2"}},
+		{"b has five released", map[string]int{"b.example": 5}, false, 4, []string{"a/0", "a/1", "a/2", "a/3"}},
+		{"b has five released, and a has too few for its share", map[string]int{"b.example": 5}, false, 9,
+			[]string{"a/0", "a/1", "a/2", "a/3", "a/4", "a/5", "b/0", "b/1", "b/2"}},
+		{"all of the scope's, then outside it", nil, true, 20,
+			[]string{"a/0", "a/1", "a/2", "a/3", "a/4", "a/5", "b/0", "b/1", "b/2", "c/0"}},
+		{"outside the scope only once the scope's are all taken", nil, true, 9,
+			[]string{"a/0", "a/1", "a/2", "a/3", "a/4", "a/5", "b/0", "b/1", "b/2"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db := openDB(t)
+			ctx := context.Background()
+			for _, h := range []string{"a.example", "b.example"} {
+				if err := db.AddScopeHost(ctx, h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			put := func(host string, n int, due int64, state crawl.CandidateState, path string) {
+				for i := range n {
+					c := dueCandidate(fmt.Sprintf("http://%s/%s%d", host, path, i), 0, due+int64(i))
+					c.Host, c.State = host, state
+					if state == crawl.StateQueued {
+						c.CrawlUUID, c.QueuedAt = fmt.Sprintf("%s-%d", host, i), 5
+					}
+					putNew(t, db, c)
+				}
+			}
+			put("a.example", 6, 10, crawl.StateDue, "")
+			put("b.example", 3, 100, crawl.StateDue, "")
+			for h, n := range tt.queued {
+				put(h, n, 1, crawl.StateQueued, "q")
+			}
+			if tt.extra {
+				put("c.example", 1, 1000, crawl.StateDue, "")
+			}
+			got, err := db.DueCandidates(ctx, 1000, tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var g []string
+			for _, c := range got {
+				g = append(g, strings.TrimSuffix(c.Host, ".example")+strings.TrimPrefix(c.URL, "http://"+c.Host))
+			}
+			if !slices.Equal(g, tt.want) {
+				t.Errorf("DueCandidates(1000, %d) = %v, want %v", tt.limit, g, tt.want)
+			}
+		})
 	}
 }

@@ -200,3 +200,49 @@ func pageCrawl(agentUUID, crawlUUID, u, body string, now int64) crawl.Crawl {
 		FileText: &text,
 	}
 }
+
+// BenchmarkDueCandidates is one release of 16 candidates from a
+// frontier of 64,000 due URLs, over 1 host and over 64 hosts (the most
+// among which DueCandidates shares a release, a query each), with 16
+// released and not recorded.
+func BenchmarkDueCandidates(b *testing.B) {
+	for _, hosts := range []int{1, 64} {
+		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
+			ctx := context.Background()
+			db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "crawl.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			const urls = 64000
+			var cs []crawl.Candidate
+			for i := range urls {
+				host := fmt.Sprintf("h%d.example", i%hosts)
+				if i < hosts {
+					if err := db.AddScopeHost(ctx, host); err != nil {
+						b.Fatal(err)
+					}
+				}
+				c := crawl.Candidate{URL: fmt.Sprintf("http://%s/%d", host, i), Host: host, State: crawl.StateDue,
+					DueAt: int64(i / 100), CrawlType: crawl.CrawlFirst, DiscoveredAt: 1}
+				if i < 16 {
+					c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, uuid.NewString(), 1
+				}
+				cs = append(cs, c)
+				if len(cs) == 1000 {
+					if err := errors.Join(db.PutCandidates(ctx, cs)...); err != nil {
+						b.Fatal(err)
+					}
+					cs = cs[:0]
+				}
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				got, err := db.DueCandidates(ctx, urls, 16)
+				if err != nil || len(got) != 16 {
+					b.Fatalf("DueCandidates = %d, %v", len(got), err)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"fmt"
 	"net/url"
 	"reflect"
 	"testing"
@@ -13,14 +14,16 @@ import (
 //
 // Every candidate here is of a scope host: the DynamoDB store reads the
 // due candidates per scope host (its GSI is keyed by host), the SQLite
-// store reads them whatever their host. The scheduler admits candidates
-// of scope hosts only, so the difference never shows in a crawl. How
-// the DynamoDB store shares a small limit among hosts (round robin) is
-// its own test's.
+// store reads its scope hosts' host by host and then those of any other
+// host. The scheduler admits candidates of scope hosts only, so the
+// difference never shows in a crawl. Both share a small limit among the
+// hosts (DueSharedAmongHosts); how each chooses within that is its own
+// test's.
 func queries(t *testing.T, open Opener) {
 	run(t, []testCase{
 		{"DueCandidates", func(t *testing.T) { dueCandidates(t, open(t)) }},
 		{"DueByHost", func(t *testing.T) { dueByHost(t, open(t)) }},
+		{"DueSharedAmongHosts", func(t *testing.T) { dueSharedAmongHosts(t, open(t)) }},
 		{"StaleQueued", func(t *testing.T) { staleQueued(t, open(t)) }},
 		{"NextDue", func(t *testing.T) { nextDue(t, open) }},
 	})
@@ -113,6 +116,32 @@ func dueByHost(t *testing.T, s Metadata) {
 		if u, err := url.Parse(c.URL); err != nil || c.Host != u.Host {
 			t.Errorf("%s: host %q", c.URL, c.Host)
 		}
+	}
+}
+
+// dueSharedAmongHosts: a limit smaller than the due candidates is
+// shared among the scope's hosts, so that one host's backlog, due first,
+// does not fill a release while another host's candidates wait (a host
+// takes one request at a time); the picks come back in release order.
+func dueSharedAmongHosts(t *testing.T, s Metadata) {
+	addScope(t, s, "a.example", "b.example")
+	for i := range 6 {
+		c := dueCandidate(fmt.Sprintf("http://a.example/%d", i), 0, int64(10+i))
+		c.Host = "a.example"
+		putNew(t, s, c)
+	}
+	for i := range 3 {
+		c := dueCandidate(fmt.Sprintf("http://b.example/%d", i), 0, int64(100+i))
+		c.Host = "b.example"
+		putNew(t, s, c)
+	}
+	got, err := s.DueCandidates(t.Context(), 1000, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"http://a.example/0", "http://a.example/1", "http://b.example/0", "http://b.example/1"}
+	if g := urlsOf(got); !reflect.DeepEqual(g, want) {
+		t.Errorf("DueCandidates(1000, 4) = %v, want %v", g, want)
 	}
 }
 
