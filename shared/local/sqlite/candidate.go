@@ -389,25 +389,23 @@ func releasesBefore(a, b crawl.Candidate) bool {
 // A site's URLs are held when it is disabled (PutSite); those made due
 // meanwhile by a process that had not yet read the change are left
 // here until it is enabled.
-const dueWhere = `WHERE f.state='due' AND +f.due_unix_utc<=?
-	AND (f.site_id IS NULL OR NOT EXISTS (SELECT 1 FROM sites s WHERE s.Id=f.site_id
-		AND (s.State=2 OR s.State=3 AND f.parent_url IS NOT NULL)))
-	ORDER BY f.priority DESC, f.due_unix_utc, f.url_id LIMIT ?`
+const dueWhere = `WHERE f.state='due' AND +f.due_unix_utc<=? AND ` + dueNotHeld + dueOrder
+
+// dueNotHeld and dueOrder are dueWhere's, and its variants'.
+const (
+	dueNotHeld = `(f.site_id IS NULL OR NOT EXISTS (SELECT 1 FROM sites s WHERE s.Id=f.site_id
+		AND (s.State=2 OR s.State=3 AND f.parent_url IS NOT NULL)))`
+	dueOrder = ` ORDER BY f.priority DESC, f.due_unix_utc, f.url_id LIMIT ?`
+)
 
 // dueOfHostWhere is dueWhere for one host (fairShare), through
 // crawl_frontier_host_release.
-const dueOfHostWhere = `WHERE f.state='due' AND f.host=? AND +f.due_unix_utc<=?
-	AND (f.site_id IS NULL OR NOT EXISTS (SELECT 1 FROM sites s WHERE s.Id=f.site_id
-		AND (s.State=2 OR s.State=3 AND f.parent_url IS NOT NULL)))
-	ORDER BY f.priority DESC, f.due_unix_utc, f.url_id LIMIT ?`
+const dueOfHostWhere = `WHERE f.state='due' AND f.host=? AND +f.due_unix_utc<=? AND ` + dueNotHeld + dueOrder
 
 // dueOutsideScopeWhere is dueWhere for the hosts outside the scope
-// (fairShare): a host the scope no longer holds, say.
+// (fairShare): the scheduler admits none, but none is left behind.
 const dueOutsideScopeWhere = `WHERE f.state='due' AND +f.due_unix_utc<=?
-	AND f.host NOT IN (SELECT host FROM crawl_scope)
-	AND (f.site_id IS NULL OR NOT EXISTS (SELECT 1 FROM sites s WHERE s.Id=f.site_id
-		AND (s.State=2 OR s.State=3 AND f.parent_url IS NOT NULL)))
-	ORDER BY f.priority DESC, f.due_unix_utc, f.url_id LIMIT ?`
+	AND f.host NOT IN (SELECT host FROM crawl_scope) AND ` + dueNotHeld + dueOrder
 
 // StaleQueued returns up to limit candidates released to fetch at or
 // before the given time whose crawl has not been recorded: their fetch
