@@ -37,6 +37,6 @@ for r in $(seq 1 "${HOSTS_RUNS:-3}"); do
 	/usr/bin/time -f "%e" -o "$data/time" "$crawler" crawl --data "$data/crawl" --delay "$delay" \
 		--concurrency "$conc" --quiet --allow-private "${seeds[@]}" >/dev/null 2>&1
 	echo "run $r: $(cat "$data/time") s; per host, first and last request (s into the crawl):"
-	go run ./bench/hosts "$data/crawl/crawl.db"
+	$GO run ./bench/hosts "$data/crawl/crawl.db"
 	rm -rf "$data"
 done

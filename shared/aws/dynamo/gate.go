@@ -197,10 +197,10 @@ func (g *Gate) Wait(ctx context.Context, host string, delay time.Duration) (done
 }
 
 // Sleep waits d between a request to host and its retry. The host's
-// item stays taken (its Lease, 2 minutes by default, covers the fetch
-// stage's retries: two at most, each after 30 s at most); nothing else
-// is held, since the Lambda home bounds requests across hosts by the
-// fetcher's concurrency, not by the gate.
+// item stays taken, as it did before the gate had this method: its
+// Lease must outlast a request with its retries (GateConfig.Lease).
+// Nothing else is held, since the Lambda home bounds requests across
+// hosts by the fetcher's concurrency, not by the gate.
 func (g *Gate) Sleep(ctx context.Context, host string, d time.Duration) error {
 	return crawl.Sleep(ctx, d)
 }

@@ -212,27 +212,25 @@ func TestMarkAllDue(t *testing.T) {
 	}
 }
 
-// TestDueCandidatesFairShare: each pick goes to the scope host with the
-// fewest candidates released and not yet recorded (queued), so a host
-// whose tasks already wait for its turn gets fewer; due candidates of a
-// host outside the scope fill what the scope's hosts leave.
+// TestDueCandidatesFairShare: each pick goes to the host with the fewest
+// candidates released and not yet recorded (queued), so a host whose
+// tasks already wait for its turn gets fewer, even when its candidates
+// are due first; a host outside the seeds' scope (a site's) shares
+// like any other, and its priority counts.
 func TestDueCandidatesFairShare(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
 		queued map[string]int // released candidates per host
-		extra  bool           // a due candidate of a host outside the scope
+		site   bool           // a due candidate of priority 10 on a host outside the scope
 		limit  int
 		want   []string
 	}{
-		{"none released: in turn", nil, false, 4, []string{"a/0", "a/1", "b/0", "b/1"}},
-		{"a has two released", map[string]int{"a.example": 2}, false, 4, []string{"a/0", "b/0", "b/1", "b/2"}},
+		{"none released: in turn", nil, false, 4, []string{"b/0", "b/1", "a/0", "a/1"}},
+		{"b has two released", map[string]int{"b.example": 2}, false, 4, []string{"b/0", "a/0", "a/1", "a/2"}},
 		{"b has five released", map[string]int{"b.example": 5}, false, 4, []string{"a/0", "a/1", "a/2", "a/3"}},
 		{"b has five released, and a has too few for its share", map[string]int{"b.example": 5}, false, 9,
-			[]string{"a/0", "a/1", "a/2", "a/3", "a/4", "a/5", "b/0", "b/1", "b/2"}},
-		{"all of the scope's, then outside it", nil, true, 20,
-			[]string{"a/0", "a/1", "a/2", "a/3", "a/4", "a/5", "b/0", "b/1", "b/2", "c/0"}},
-		{"outside the scope only once the scope's are all taken", nil, true, 9,
-			[]string{"a/0", "a/1", "a/2", "a/3", "a/4", "a/5", "b/0", "b/1", "b/2"}},
+			[]string{"b/0", "b/1", "b/2", "a/0", "a/1", "a/2", "a/3", "a/4", "a/5"}},
+		{"a site's host outside the scope", nil, true, 4, []string{"c/0", "b/0", "b/1", "a/0"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			db := openDB(t)
@@ -242,9 +240,9 @@ func TestDueCandidatesFairShare(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			put := func(host string, n int, due int64, state crawl.CandidateState, path string) {
+			put := func(host string, n int, due int64, state crawl.CandidateState, path string, priority int) {
 				for i := range n {
-					c := dueCandidate(fmt.Sprintf("http://%s/%s%d", host, path, i), 0, due+int64(i))
+					c := dueCandidate(fmt.Sprintf("http://%s/%s%d", host, path, i), priority, due+int64(i))
 					c.Host, c.State = host, state
 					if state == crawl.StateQueued {
 						c.CrawlUUID, c.QueuedAt = fmt.Sprintf("%s-%d", host, i), 5
@@ -252,13 +250,13 @@ func TestDueCandidatesFairShare(t *testing.T) {
 					putNew(t, db, c)
 				}
 			}
-			put("a.example", 6, 10, crawl.StateDue, "")
-			put("b.example", 3, 100, crawl.StateDue, "")
+			put("a.example", 6, 100, crawl.StateDue, "", 0)
+			put("b.example", 3, 10, crawl.StateDue, "", 0)
 			for h, n := range tt.queued {
-				put(h, n, 1, crawl.StateQueued, "q")
+				put(h, n, 1, crawl.StateQueued, "q", 0)
 			}
-			if tt.extra {
-				put("c.example", 1, 1000, crawl.StateDue, "")
+			if tt.site {
+				put("c.example", 1, 500, crawl.StateDue, "", 10)
 			}
 			got, err := db.DueCandidates(ctx, 1000, tt.limit)
 			if err != nil {

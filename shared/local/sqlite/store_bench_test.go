@@ -202,34 +202,37 @@ func pageCrawl(agentUUID, crawlUUID, u, body string, now int64) crawl.Crawl {
 }
 
 // BenchmarkDueCandidates is one release of 16 candidates from a
-// frontier of 64,000 due URLs, over 1 host and over 64 hosts (the most
-// among which DueCandidates shares a release, a query each), with 16
-// released and not recorded.
+// frontier of 64,000 due URLs with 16 released and not recorded: over 1
+// host; over 64 hosts, their URLs due in turn (the most hosts among
+// which DueCandidates shares a release); and over one host with all but
+// nine, the other nine hosts with one each, due last.
 func BenchmarkDueCandidates(b *testing.B) {
-	for _, hosts := range []int{1, 64} {
-		b.Run(fmt.Sprintf("hosts=%d", hosts), func(b *testing.B) {
+	const urls = 64000
+	for _, tt := range []struct {
+		name string
+		host func(i int) int
+	}{
+		{"hosts=1", func(int) int { return 0 }},
+		{"hosts=64", func(i int) int { return i % 64 }},
+		{"one-big-and-9", func(i int) int { return max(0, i-(urls-10)) }},
+	} {
+		b.Run(tt.name, func(b *testing.B) {
 			ctx := context.Background()
 			db, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "crawl.db"))
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer db.Close()
-			const urls = 64000
 			var cs []crawl.Candidate
 			for i := range urls {
-				host := fmt.Sprintf("h%d.example", i%hosts)
-				if i < hosts {
-					if err := db.AddScopeHost(ctx, host); err != nil {
-						b.Fatal(err)
-					}
-				}
+				host := fmt.Sprintf("h%d.example", tt.host(i))
 				c := crawl.Candidate{URL: fmt.Sprintf("http://%s/%d", host, i), Host: host, State: crawl.StateDue,
 					DueAt: int64(i / 100), CrawlType: crawl.CrawlFirst, DiscoveredAt: 1}
 				if i < 16 {
 					c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, uuid.NewString(), 1
 				}
 				cs = append(cs, c)
-				if len(cs) == 1000 {
+				if len(cs) == 1000 || i == urls-1 {
 					if err := errors.Join(db.PutCandidates(ctx, cs)...); err != nil {
 						b.Fatal(err)
 					}

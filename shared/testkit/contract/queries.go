@@ -13,12 +13,11 @@ import (
 // order, within a limit, and nothing not yet due.
 //
 // Every candidate here is of a scope host: the DynamoDB store reads the
-// due candidates per scope host (its GSI is keyed by host), the SQLite
-// store reads its scope hosts' host by host and then those of any other
-// host. The scheduler admits candidates of scope hosts only, so the
-// difference never shows in a crawl. Both share a small limit among the
-// hosts (DueSharedAmongHosts); how each chooses within that is its own
-// test's.
+// due candidates per host it releases for (the scope's and the sites'
+// roots': its GSI is keyed by host), the SQLite store reads them
+// whatever their host. Both share a small limit among the hosts
+// (DueSharedAmongHosts: the SQLite store when 2 to 64 hosts have
+// candidates due); how each chooses within that is its own test's.
 func queries(t *testing.T, open Opener) {
 	run(t, []testCase{
 		{"DueCandidates", func(t *testing.T) { dueCandidates(t, open(t)) }},
