@@ -383,10 +383,10 @@ const dueReadWindow = 500
 const hostQueries = 8
 
 // DueCandidates returns up to limit candidates due at or before now,
-// highest priority and earliest due first, like the SQLite store, with
-// one difference that the lack of a Scan imposes: the limit is shared
-// fairly among the scope's hosts, round robin, so that one host's
-// backlog cannot hold back the others. Each scope host's due candidates
+// highest priority and earliest due first, the limit shared fairly among
+// the hosts it releases for (releaseHosts), round robin, so that one
+// host's backlog cannot hold back the others (the SQLite store shares it
+// among its hosts with URLs due). Each such host's due candidates
 // are read from the due-by-host GSI (earliest due first, at most
 // max(dueReadWindow, limit/hosts) of them), so a due candidate of a
 // host outside the scope is never returned (the scheduler files those

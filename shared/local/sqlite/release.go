@@ -42,18 +42,17 @@ const maxFairHosts = 64
 
 // dueHosts returns the hosts that have candidates due by now, or nil
 // when more than maxFairHosts hosts have candidates in state due (by now
-// or later). It walks crawl_frontier_host_release from host to host (a
-// seek each: SQLite's min() over an index's next key), and seeks in each
-// host's rows for one due by now (the + keeps SQLite off the due-time
-// index, which would walk every due row of the other hosts first).
+// or later). It goes from host to host (a seek each: SQLite's min() over
+// an index's next key), and seeks in crawl_frontier_host_due for one of
+// the host's candidates due by now.
 func (d *DB) dueHosts(ctx context.Context, now int64) ([]string, error) {
 	rows, err := d.query(ctx, `WITH RECURSIVE h(host) AS (
 			SELECT (SELECT min(host) FROM crawl_frontier WHERE state='due')
 			UNION ALL
 			SELECT (SELECT min(host) FROM crawl_frontier WHERE state='due' AND host>h.host) FROM h WHERE h.host IS NOT NULL
 			LIMIT ?)
-		SELECT host, EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.state='due' AND f.host=h.host AND +f.due_unix_utc<=?)
-		FROM h WHERE host IS NOT NULL`, maxFairHosts+2, now)
+		SELECT host, EXISTS (SELECT 1 FROM crawl_frontier f WHERE f.state='due' AND f.host=h.host AND f.due_unix_utc<=?)
+		FROM h WHERE host IS NOT NULL`, maxFairHosts+1, now)
 	if err != nil {
 		return nil, fmt.Errorf("hosts with candidates due: %w", err)
 	}

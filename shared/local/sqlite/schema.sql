@@ -318,9 +318,14 @@ CREATE INDEX IF NOT EXISTS crawl_frontier_due ON crawl_frontier(state, due_unix_
 -- instead of sorting every due candidate: on a large crawl tens of
 -- thousands are due at once.
 CREATE INDEX IF NOT EXISTS crawl_frontier_release ON crawl_frontier(state, priority DESC, due_unix_utc, url_id);
--- The same order host by host, for releases shared among the scope's
--- hosts (DueCandidates), and for counting each host's released URLs.
+-- The same order host by host, for releases shared among the hosts
+-- with URLs due (DueCandidates), and for counting each host's released
+-- URLs.
 CREATE INDEX IF NOT EXISTS crawl_frontier_host_release ON crawl_frontier(state, host, priority DESC, due_unix_utc, url_id);
+-- Whether a host has a URL due by now, a seek (DueCandidates): in the
+-- index above, a host whose URLs are all due later (a recrawl's) is
+-- walked to its end.
+CREATE INDEX IF NOT EXISTS crawl_frontier_host_due ON crawl_frontier(state, host, due_unix_utc);
 -- A site's URLs, for holding them while it is disabled and counting them.
 CREATE INDEX IF NOT EXISTS crawl_frontier_by_site ON crawl_frontier(site_id, state) WHERE site_id IS NOT NULL;
 -- robots_file: each origin's robots.txt as last fetched, so that a run

@@ -201,20 +201,26 @@ func pageCrawl(agentUUID, crawlUUID, u, body string, now int64) crawl.Crawl {
 	}
 }
 
-// BenchmarkDueCandidates is one release of 16 candidates from a
-// frontier of 64,000 due URLs with 16 released and not recorded: over 1
-// host; over 64 hosts, their URLs due in turn (the most hosts among
-// which DueCandidates shares a release); and over one host with all but
-// nine, the other nine hosts with one each, due last.
+// BenchmarkDueCandidates is one release of up to 16 candidates from a
+// frontier of 64,000 URLs in state due with 16 released and not
+// recorded: over 1 host; over 64 hosts, their URLs due in turn (the most
+// hosts among which DueCandidates shares a release); over one host with
+// all but nine, the other nine hosts with one each, due last; and the
+// same with the big host's URLs all due later (a recrawl's), so that
+// the release has the nine.
 func BenchmarkDueCandidates(b *testing.B) {
-	const urls = 64000
+	const urls, now = 64000, 1000
 	for _, tt := range []struct {
 		name string
 		host func(i int) int
+		due  func(i int) int64
+		want int
 	}{
-		{"hosts=1", func(int) int { return 0 }},
-		{"hosts=64", func(i int) int { return i % 64 }},
-		{"one-big-and-9", func(i int) int { return max(0, i-(urls-10)) }},
+		{"hosts=1", func(int) int { return 0 }, func(i int) int64 { return int64(i / 100) }, 16},
+		{"hosts=64", func(i int) int { return i % 64 }, func(i int) int64 { return int64(i / 100) }, 16},
+		{"one-big-and-9", func(i int) int { return max(0, i-(urls-10)) }, func(i int) int64 { return int64(i / 100) }, 16},
+		{"one-big-due-later-and-9", func(i int) int { return max(0, i-(urls-10)) },
+			func(i int) int64 { return now + int64(max(0, urls-9-i)) }, 9},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
 			ctx := context.Background()
@@ -227,7 +233,7 @@ func BenchmarkDueCandidates(b *testing.B) {
 			for i := range urls {
 				host := fmt.Sprintf("h%d.example", tt.host(i))
 				c := crawl.Candidate{URL: fmt.Sprintf("http://%s/%d", host, i), Host: host, State: crawl.StateDue,
-					DueAt: int64(i / 100), CrawlType: crawl.CrawlFirst, DiscoveredAt: 1}
+					DueAt: tt.due(i), CrawlType: crawl.CrawlFirst, DiscoveredAt: 1}
 				if i < 16 {
 					c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, uuid.NewString(), 1
 				}
@@ -241,9 +247,9 @@ func BenchmarkDueCandidates(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				got, err := db.DueCandidates(ctx, urls, 16)
-				if err != nil || len(got) != 16 {
-					b.Fatalf("DueCandidates = %d, %v", len(got), err)
+				got, err := db.DueCandidates(ctx, now, 16)
+				if err != nil || len(got) != tt.want {
+					b.Fatalf("DueCandidates = %d, %v; want %d", len(got), err, tt.want)
 				}
 			}
 		})
