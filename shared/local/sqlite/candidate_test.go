@@ -272,3 +272,49 @@ func TestDueCandidatesFairShare(t *testing.T) {
 		})
 	}
 }
+
+// TestDueCandidatesShareUpTo64Hosts: a release is shared among up to 64
+// hosts with candidates due; past that it is in release order, one
+// host's backlog first.
+func TestDueCandidatesShareUpTo64Hosts(t *testing.T) {
+	for _, tt := range []struct {
+		hosts   int
+		fromBig int // of a release of 16
+	}{
+		{64, 1},
+		{65, 16},
+	} {
+		t.Run(fmt.Sprint(tt.hosts), func(t *testing.T) {
+			db := openDB(t)
+			ctx := context.Background()
+			var cs []crawl.Candidate
+			for i := range 20 {
+				c := dueCandidate(fmt.Sprintf("http://big.example/%d", i), 0, int64(i))
+				c.Host = "big.example"
+				cs = append(cs, c)
+			}
+			for h := range tt.hosts - 1 {
+				host := fmt.Sprintf("h%d.example", h)
+				c := dueCandidate("http://"+host+"/", 0, 100)
+				c.Host = host
+				cs = append(cs, c)
+			}
+			if err := errors.Join(db.PutCandidates(ctx, cs)...); err != nil {
+				t.Fatal(err)
+			}
+			got, err := db.DueCandidates(ctx, 1000, 16)
+			if err != nil {
+				t.Fatal(err)
+			}
+			big := 0
+			for _, c := range got {
+				if c.Host == "big.example" {
+					big++
+				}
+			}
+			if len(got) != 16 || big != tt.fromBig {
+				t.Errorf("%d hosts: %d candidates, %d of them from the big host; want 16, %d", tt.hosts, len(got), big, tt.fromBig)
+			}
+		})
+	}
+}
