@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -130,7 +131,7 @@ func (d *DB) fairShare(ctx context.Context, hosts []string, now int64, limit int
 				continue
 			}
 			if best < 0 || held[h] < held[hosts[best]] ||
-				held[h] == held[hosts[best]] && releasesBefore(due[i][next[i]], due[best][next[best]]) {
+				held[h] == held[hosts[best]] && releaseOrder(due[i][next[i]], due[best][next[best]]) < 0 {
 				best = i
 			}
 		}
@@ -161,15 +162,7 @@ func (d *DB) fairShare(ctx context.Context, hosts []string, now int64, limit int
 		out = append(out, c)
 		held[hosts[best]]++
 	}
-	slices.SortStableFunc(out, func(a, b crawl.Candidate) int {
-		if releasesBefore(a, b) {
-			return -1
-		}
-		if releasesBefore(b, a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, releaseOrder)
 	return out, nil
 }
 
@@ -218,11 +211,8 @@ const (
 // crawl_frontier_host_release.
 const dueOfHostWhere = `WHERE f.state='due' AND f.host=? AND +f.due_unix_utc<=? AND ` + dueNotHeld + dueOrder
 
-// releasesBefore orders due candidates as dueWhere does, short of the
+// releaseOrder orders due candidates as dueWhere does, short of the
 // url_id: higher priority, then earlier due.
-func releasesBefore(a, b crawl.Candidate) bool {
-	if a.Priority != b.Priority {
-		return a.Priority > b.Priority
-	}
-	return a.DueAt < b.DueAt
+func releaseOrder(a, b crawl.Candidate) int {
+	return cmp.Or(cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.DueAt, b.DueAt))
 }
