@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 $GO build -trimpath -o bin/crawler ./cmd/crawler
 $GO build -trimpath -o bin/bench-serve ./bench/serve
+$GO build -trimpath -o bin/bench-hosts ./bench/hosts
 crawler=${CRAWLER:-bin/crawler}
 n=${HOSTS_N:-4}
 pages=${HOSTS_PAGES:-30}
@@ -37,6 +38,6 @@ for r in $(seq 1 "${HOSTS_RUNS:-3}"); do
 	/usr/bin/time -f "%e" -o "$data/time" "$crawler" crawl --data "$data/crawl" --delay "$delay" \
 		--concurrency "$conc" --quiet --allow-private "${seeds[@]}" >/dev/null 2>&1
 	echo "run $r: $(cat "$data/time") s; per host, first and last request (s into the crawl):"
-	$GO run ./bench/hosts "$data/crawl/crawl.db"
+	bin/bench-hosts "$data/crawl/crawl.db"
 	rm -rf "$data"
 done
