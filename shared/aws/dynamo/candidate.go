@@ -126,7 +126,7 @@ func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
 // putCandidate is PutCandidate once the release record is written.
 func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
 	writeID := newWriteID()
-	in, err := d.candidateUpdate(c, false, "", writeID)
+	in, err := d.candidateUpdate(ctx, c, false, "", writeID)
 	if err != nil {
 		return fmt.Errorf("put candidate %s: %w", c.URL, err)
 	}
@@ -226,14 +226,22 @@ func (d *DB) PutCandidates(ctx context.Context, cs []crawl.Candidate) []error {
 }
 
 // candidateUpdate is the conditional update that writes c as version
-// c.Version+1, also counting a crawl if countCrawl.
-func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording, writeID string) (*dynamodb.UpdateItemInput, error) {
+// c.Version+1, also counting a crawl if countCrawl. A due candidate is
+// written under its due partition (duePartition).
+func (d *DB) candidateUpdate(ctx context.Context, c crawl.Candidate, countCrawl bool, recording, writeID string) (*dynamodb.UpdateItemInput, error) {
 	if c.URL == "" {
 		return nil, crawl.E("candidate", crawl.KindInvalid, errors.New("no URL"))
 	}
 	if (c.State == crawl.StateDue || c.State == crawl.StateQueued) && c.Host == "" {
 		// The host is the GSI's partition key, which cannot be empty.
 		return nil, crawl.E("candidate "+c.URL, crawl.KindInvalid, fmt.Errorf("state %s needs a host", c.State))
+	}
+	var part string
+	if c.State == crawl.StateDue {
+		var err error
+		if part, err = d.duePartition(ctx, c.Host); err != nil {
+			return nil, fmt.Errorf("candidate %s: %w", c.URL, err)
+		}
 	}
 	u := newUpdate(nil)
 	u.set(caHost, fxS(c.Host))
@@ -287,7 +295,7 @@ func (d *DB) candidateUpdate(c crawl.Candidate, countCrawl bool, recording, writ
 	}
 	switch {
 	case c.State == crawl.StateDue:
-		u.set(caDueHost, fxS(c.Host))
+		u.set(caDueHost, fxS(part))
 		u.set(caDueAt, fxN(c.DueAt))
 	case c.State == crawl.StateHeld && c.SiteID != "":
 		// Its site's held partition (site.go), never released from.
@@ -384,21 +392,20 @@ const hostQueries = 8
 
 // DueCandidates returns up to limit candidates due at or before now,
 // highest priority and earliest due first, the limit shared fairly among
-// the hosts it releases for (releaseHosts), round robin, so that one
-// host's backlog cannot hold back the others (the SQLite store shares it
-// among its hosts with URLs due). Each such host's due candidates
-// are read from the due-by-host GSI (earliest due first, at most
-// max(dueReadWindow, limit/hosts) of them), so a due candidate of a
-// host outside the scope is never returned (the scheduler files those
-// as filtered), and a host with more due candidates than that is served
-// its earliest-due ones. The GSI is eventually consistent: a candidate
-// returned may have changed since, which the release's conditional
-// write catches.
+// the due-by-host GSI's partitions a release reads (duePartitions: a
+// partition per scope host and site root host, and one for every other
+// host's due URLs), round robin, so that one host's backlog cannot hold
+// back the others (the SQLite store shares it among its hosts with URLs
+// due). Each partition's due candidates are read earliest due first, at
+// most max(dueReadWindow, limit/partitions) of them, so a partition with
+// more due candidates than that is served its earliest-due ones. The GSI
+// is eventually consistent: a candidate returned may have changed since,
+// which the release's conditional write catches.
 func (d *DB) DueCandidates(ctx context.Context, now int64, limit int) ([]crawl.Candidate, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	hosts, err := d.releaseHosts(ctx)
+	hosts, err := d.duePartitions(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("due candidates: %w", err)
 	}
@@ -501,11 +508,11 @@ func (d *DB) StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.
 	return out, nil
 }
 
-// NextDue returns the earliest due time of a candidate in state due (of
-// a scope host), and false when none is due at any time. It reads one
-// item per scope host from the due-by-host GSI.
+// NextDue returns the earliest due time of a candidate in state due, and
+// false when none is due at any time. It reads one item per partition a
+// release reads (duePartitions) from the due-by-host GSI.
 func (d *DB) NextDue(ctx context.Context) (int64, bool, error) {
-	hosts, err := d.releaseHosts(ctx)
+	hosts, err := d.duePartitions(ctx)
 	if err != nil {
 		return 0, false, fmt.Errorf("next due: %w", err)
 	}
@@ -543,9 +550,11 @@ func (d *DB) NextDue(ctx context.Context) (int64, bool, error) {
 	return next, found, nil
 }
 
-// releaseHosts is the hosts whose due URLs a release reads: the scope's
-// (the seeds' hosts) and those of the sites' roots.
-func (d *DB) releaseHosts(ctx context.Context) ([]string, error) {
+// duePartitions is the due-by-host GSI's partitions a release reads
+// (duepartition.go): the scope's hosts (the seeds'), those of the sites'
+// roots, and outsidePartition, which holds the due URLs of every other
+// host.
+func (d *DB) duePartitions(ctx context.Context) ([]string, error) {
 	hosts, err := d.ScopeHosts(ctx)
 	if err != nil {
 		return nil, err
@@ -566,7 +575,7 @@ func (d *DB) releaseHosts(ctx context.Context) ([]string, error) {
 			}
 		}
 	}
-	return hosts, nil
+	return append(hosts, outsidePartition), nil
 }
 
 // queryHost reads up to n candidates of one host from a sparse GSI whose

@@ -150,7 +150,8 @@ func TestDueCandidatesFairAcrossHosts(t *testing.T) {
 	putNewCandidate(t, db, due("b.example", 0, 0, 300))
 	putNewCandidate(t, db, due("b.example", 1, 0, 301))
 	putNewCandidate(t, db, due("c.example", 0, 1, 400))
-	// Not in scope: never released (the scheduler files such URLs as filtered).
+	// Outside the scope (a page a collect-all site's link leads to): a
+	// share of its own, from the partition every such host shares.
 	putNewCandidate(t, db, due("elsewhere.example", 0, 9, 1))
 
 	tests := []struct {
@@ -158,11 +159,12 @@ func TestDueCandidatesFairAcrossHosts(t *testing.T) {
 		limit int
 		want  []string
 	}{
-		{"share of one each", 3, []string{"http://a.example/99", "http://c.example/00", "http://b.example/00"}},
-		{"leftover goes to the host with more", 6, []string{
-			"http://a.example/99", "http://c.example/00",
-			"http://a.example/00", "http://a.example/01", "http://b.example/00", "http://b.example/01"}},
-		{"everything", 100, append([]string{"http://a.example/99", "http://c.example/00",
+		{"share of one each, the best hosts first", 3, []string{"http://elsewhere.example/00", "http://a.example/99", "http://c.example/00"}},
+		{"share of one each", 4, []string{"http://elsewhere.example/00", "http://a.example/99", "http://c.example/00", "http://b.example/00"}},
+		{"leftover goes to the hosts with more", 6, []string{
+			"http://elsewhere.example/00", "http://a.example/99", "http://c.example/00",
+			"http://a.example/00", "http://b.example/00", "http://b.example/01"}},
+		{"everything", 100, append([]string{"http://elsewhere.example/00", "http://a.example/99", "http://c.example/00",
 			"http://a.example/00", "http://a.example/01", "http://a.example/02", "http://a.example/03",
 			"http://a.example/04", "http://a.example/05", "http://a.example/06", "http://a.example/07",
 			"http://a.example/08", "http://a.example/09"}, "http://b.example/00", "http://b.example/01")},

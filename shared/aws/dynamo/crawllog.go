@@ -116,7 +116,7 @@ func (d *DB) recordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate
 		return d.putCrawlLog(ctx, cr)
 	}
 	// Only a crawl that sent a request counts (crawl.URLStatus.Crawls).
-	upd, err := d.candidateUpdate(*c, cr.Log.ExitCode.Requested(), cr.Log.CrawlUUID, "")
+	upd, err := d.candidateUpdate(ctx, *c, cr.Log.ExitCode.Requested(), cr.Log.CrawlUUID, "")
 	if err != nil {
 		return false, err
 	}

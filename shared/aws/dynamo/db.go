@@ -63,6 +63,8 @@ type DB struct {
 	now    func() time.Time
 	logTTL time.Duration
 	blobs  Blobs // text piles (see WithBlobs)
+
+	byName releaseHostCache // duePartition's memory
 }
 
 // Option configures a DB.

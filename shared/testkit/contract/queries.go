@@ -9,13 +9,13 @@ import (
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
-// queries: the due and stale-queued candidates of the scope's hosts, in
-// order, within a limit, and nothing not yet due.
+// queries: the due and stale-queued candidates, in order, within a
+// limit, and nothing not yet due.
 //
-// Every candidate here is of a scope host: the DynamoDB store reads the
-// due candidates per host it releases for (the scope's and the sites'
-// roots': its GSI is keyed by host), the SQLite store reads them
-// whatever their host. Both share a small limit among the hosts
+// The DynamoDB store reads the due candidates per partition of a GSI
+// keyed by host: one per scope host and site root host, and one that
+// holds every other host's (DueOutsideScope); the SQLite store reads
+// them whatever their host. Both share a small limit among the hosts
 // (DueSharedAmongHosts: the SQLite store when 2 to 64 hosts have
 // candidates due); how each chooses within that is its own test's.
 func queries(t *testing.T, open Opener) {
@@ -23,6 +23,7 @@ func queries(t *testing.T, open Opener) {
 		{"DueCandidates", func(t *testing.T) { dueCandidates(t, open(t)) }},
 		{"DueByHost", func(t *testing.T) { dueByHost(t, open(t)) }},
 		{"DueSharedAmongHosts", func(t *testing.T) { dueSharedAmongHosts(t, open(t)) }},
+		{"DueOutsideScope", func(t *testing.T) { dueOutsideScope(t, open(t)) }},
 		{"StaleQueued", func(t *testing.T) { staleQueued(t, open(t)) }},
 		{"NextDue", func(t *testing.T) { nextDue(t, open) }},
 	})
@@ -142,6 +143,65 @@ func dueSharedAmongHosts(t *testing.T, s Metadata) {
 	if g := urlsOf(got); !reflect.DeepEqual(g, want) {
 		t.Errorf("DueCandidates(1000, 4) = %v, want %v", g, want)
 	}
+}
+
+// dueOutsideScope: a URL due on a host that is neither a scope host nor
+// a site root's (a collect-all site crawls the pages its links lead to
+// off every site) is released like any other, whether due when admitted
+// or due again once its crawl is recorded (its recrawl, or its retry
+// once robots.txt answers), and NextDue sees it. A host that joins the
+// scope afterwards leaves none of its due URLs behind.
+func dueOutsideScope(t *testing.T, s Metadata) {
+	registerAgent(t, s)
+	addScope(t, s, "a.example")
+	putSite(t, s, crawl.Site{ID: "links", Roots: []string{"http://b.example/"}, State: crawl.SiteActive,
+		URLType: crawl.URLCollectAll, CDate: 10, UDate: 10}, true)
+	due := func(host, path string, at int64) crawl.Candidate {
+		c := dueCandidate("http://"+host+"/"+path, 0, at)
+		c.Host = host
+		return c
+	}
+	putNew(t, s, due("a.example", "1", 30))
+	putNew(t, s, due("b.example", "1", 20))
+	putNew(t, s, due("elsewhere.example", "page", 10))
+	putNew(t, s, due("other.example", "later", 3000))
+	check := func(name string, now int64, want []string, next int64) {
+		t.Helper()
+		got, err := s.DueCandidates(t.Context(), now, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := urlsOf(got); !reflect.DeepEqual(g, want) {
+			t.Errorf("%s: DueCandidates(%d, 100) = %v, want %v", name, now, g, want)
+		}
+		if at, ok, err := s.NextDue(t.Context()); err != nil || !ok || at != next {
+			t.Errorf("%s: NextDue = %d, %v, %v; want %d, true", name, at, ok, err, next)
+		}
+	}
+	check("admitted", 1000, []string{"http://elsewhere.example/page", "http://b.example/1", "http://a.example/1"}, 10)
+
+	// Released, fetched, and due again later.
+	const u, crawlUUID = "http://elsewhere.example/page", "crawl-outside"
+	c := mustGet(t, s, u)
+	c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, crawlUUID, 1000
+	if err := s.PutCandidate(t.Context(), c); err != nil {
+		t.Fatalf("release %s: %v", u, err)
+	}
+	cr := FailedCrawl(u, crawlUUID)
+	next := CrawledAs(mustGet(t, s, u), cr)
+	next.State, next.DueAt, next.CrawlType = crawl.StateDue, 2000, crawl.CrawlRecrawl
+	if fresh, err := s.RecordCrawl(t.Context(), cr, &next); err != nil || !fresh {
+		t.Fatalf("RecordCrawl = %v, %v; want true, nil", fresh, err)
+	}
+	check("recorded, not yet due", 1999, []string{"http://b.example/1", "http://a.example/1"}, 20)
+	check("recorded, due again", 2000, []string{"http://b.example/1", "http://a.example/1", u}, 20)
+
+	// The host joins the scope; its URL due before, and one due since,
+	// are both released.
+	addScope(t, s, "elsewhere.example")
+	putNew(t, s, due("elsewhere.example", "since", 2500))
+	check("joined the scope", 3000, []string{"http://b.example/1", "http://a.example/1", u,
+		"http://elsewhere.example/since", "http://other.example/later"}, 20)
 }
 
 func staleQueued(t *testing.T, s Metadata) {
