@@ -551,29 +551,37 @@ func (d *DB) NextDue(ctx context.Context) (int64, bool, error) {
 }
 
 // duePartitions is the due-by-host GSI's partitions a release reads
-// (duepartition.go): the scope's hosts (the seeds'), those of the sites'
-// roots, and outsidePartition, which holds the due URLs of every other
-// host.
+// (duepartition.go): the scope's hosts (the seeds'), every host that has
+// been a site root's, those of the sites' roots now (a site put before
+// hosts were registered), and outsidePartition, which holds the due URLs
+// of every other host.
 func (d *DB) duePartitions(ctx context.Context) ([]string, error) {
-	hosts, err := d.ScopeHosts(ctx)
+	scope, err := d.ScopeHosts(ctx)
 	if err != nil {
 		return nil, err
+	}
+	registered, err := d.hosts(ctx, ctlSiteHost)
+	if err != nil {
+		return nil, fmt.Errorf("read site hosts: %w", err)
 	}
 	sites, err := d.Sites(ctx)
 	if err != nil {
 		return nil, err
 	}
+	var hosts []string
 	seen := map[string]bool{}
-	for _, h := range hosts {
-		seen[h] = true
-	}
-	for _, s := range sites {
-		for _, h := range rootHosts(s.Roots) {
+	add := func(hs ...string) {
+		for _, h := range hs {
 			if !seen[h] {
 				seen[h] = true
 				hosts = append(hosts, h)
 			}
 		}
+	}
+	add(scope...)
+	add(registered...)
+	for _, s := range sites {
+		add(rootHosts(s.Roots)...)
 	}
 	return append(hosts, outsidePartition), nil
 }

@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 )
@@ -23,8 +22,10 @@ import (
 // that later becomes one a release reads by name (a seed added on it)
 // keeps its URLs already due under outsidePartition until they are
 // written again: they are released all the same. A host never stops
-// being one (the scope only grows, and sites' roots are read each
-// release), so nothing written under a host's name is left unread.
+// being one: the scope only grows, and a site's roots' hosts are
+// registered for good when the site is put (pk "site-host" in the
+// control table), so a root taken out of a site leaves no partition
+// unread. So nothing written under a host's name is left unread.
 const outsidePartition = "outside#release"
 
 // releaseHostTTL is how long a host found not to be one a release reads
@@ -86,19 +87,15 @@ func (d *DB) duePartition(ctx context.Context, host string) (string, error) {
 }
 
 // readsByName reports whether a release reads host's due URLs by its
-// name: a scope host or a site root's host.
+// name: a scope host, or a host that has been a site root's. Both sets
+// only grow, so the answer yes holds for good.
 func (d *DB) readsByName(ctx context.Context, host string) (bool, error) {
 	if in, err := d.InScope(ctx, host); err != nil || in {
 		return in, err
 	}
-	sites, err := d.Sites(ctx)
+	in, err := d.hasHost(ctx, ctlSiteHost, host)
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("site hosts: %w", err)
 	}
-	for _, s := range sites {
-		if slices.Contains(rootHosts(s.Roots), host) {
-			return true, nil
-		}
-	}
-	return false, nil
+	return in, nil
 }

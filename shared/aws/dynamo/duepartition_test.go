@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,6 +76,20 @@ func TestDuePartition(t *testing.T) {
 	check("in the scope, asked again", "other.example", "other.example", 1)
 	now = now.Add(24 * time.Hour)
 	check("a host for good", "other.example", "other.example", 0)
+
+	// A host that has been a site root's stays one when the roots move:
+	// the release still reads its partition.
+	if err := db.PutSite(ctx, crawl.Site{ID: "docs", Roots: []string{"http://moved.example/"}, State: crawl.SiteActive}, false); err != nil {
+		t.Fatal(err)
+	}
+	parts, err := db.duePartitions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"other.example", "scope.example", "moved.example", "site.example", outsidePartition}
+	if !reflect.DeepEqual(parts, want) {
+		t.Errorf("duePartitions = %v, want %v", parts, want)
+	}
 
 	// What a candidate write puts in the GSI.
 	for _, c := range []crawl.Candidate{

@@ -158,6 +158,14 @@ func (d *DB) PutSite(ctx context.Context, s crawl.Site, create bool) error {
 	}
 	u.setOpt(stRecrawlDate, fxOptN(s.RecrawlDate))
 	u.setOpt(stStateReason, fxNonEmpty(s.StateReason))
+	// Its roots' hosts are released by name from now on, even once the
+	// roots change (duepartition.go): registered before the site names
+	// them.
+	for _, h := range rootHosts(s.Roots) {
+		if err := d.addHost(ctx, ctlSiteHost, h); err != nil {
+			return fmt.Errorf("put site %s: register host %s: %w", s.ID, h, err)
+		}
+	}
 	cond := "attribute_exists(" + u.name(ctlPK) + ")"
 	if create {
 		u.set(stCDate, fxN(s.CDate))

@@ -150,7 +150,8 @@ func dueSharedAmongHosts(t *testing.T, s Metadata) {
 // off every site) is released like any other, whether due when admitted
 // or due again once its crawl is recorded (its recrawl, or its retry
 // once robots.txt answers), and NextDue sees it. A host that joins the
-// scope afterwards leaves none of its due URLs behind.
+// scope afterwards, or stops being a site root's, leaves none of its due
+// URLs behind.
 func dueOutsideScope(t *testing.T, s Metadata) {
 	registerAgent(t, s)
 	addScope(t, s, "a.example")
@@ -195,6 +196,12 @@ func dueOutsideScope(t *testing.T, s Metadata) {
 	}
 	check("recorded, not yet due", 1999, []string{"http://b.example/1", "http://a.example/1"}, 20)
 	check("recorded, due again", 2000, []string{"http://b.example/1", "http://a.example/1", u}, 20)
+
+	// The site's roots move to another host: its URLs due on the old
+	// one are still released.
+	putSite(t, s, crawl.Site{ID: "links", Roots: []string{"http://c.example/"}, State: crawl.SiteActive,
+		URLType: crawl.URLCollectAll, CDate: 10, UDate: 20}, false)
+	check("the site's roots moved", 2000, []string{"http://b.example/1", "http://a.example/1", u}, 20)
 
 	// The host joins the scope; its URL due before, and one due since,
 	// are both released.
