@@ -53,6 +53,10 @@ type awsHome struct {
 	// the queues have settled.
 	schedule func(context.Context, json.RawMessage) (any, error)
 
+	// maxWindow, when set, shortens the batching windows the pump takes
+	// from template.yaml, for a test that times a crawl.
+	maxWindow time.Duration
+
 	mu         sync.Mutex
 	deliveries map[string][]delivery // fetch tasks handed to a fetcher, by URL
 }
@@ -217,6 +221,9 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 	var wg sync.WaitGroup
 	for _, f := range fs {
 		size, window := eventBatching(h.t, f.queue)
+		if h.maxWindow > 0 {
+			window = min(window, h.maxWindow)
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
