@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // The due-by-host GSI is keyed by host, and a release reads it partition
@@ -44,6 +46,9 @@ type releaseHostCache struct {
 	mu  sync.Mutex
 	in  map[string]bool      // hosts a release reads by name
 	out map[string]time.Time // hosts it does not, as of when
+	// asking: the writes of one new host at once (PutCandidates writes
+	// sixteen at a time) share one question.
+	asking singleflight.Group
 }
 
 // duePartition is the due-by-host partition a due candidate of host is
@@ -62,10 +67,11 @@ func (d *DB) duePartition(ctx context.Context, host string) (string, error) {
 	case out && now.Sub(at) < releaseHostTTL:
 		return outsidePartition, nil
 	}
-	in, err := d.readsByName(ctx, host)
+	v, err, _ := c.asking.Do(host, func() (any, error) { return d.readsByName(ctx, host) })
 	if err != nil {
 		return "", fmt.Errorf("due partition of %s: %w", host, err)
 	}
+	in = v.(bool)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.in)+len(c.out) >= maxReleaseHostCache {
