@@ -165,9 +165,27 @@ func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
 		}
 	}
 	if c.SiteID != "" && c.Version == 0 && c.State != crawl.StateFiltered || admitted && wasFiltered {
-		return d.countSiteURL(ctx, c.SiteID, c.DiscoveredAt)
+		if err := d.countSiteURL(ctx, c.SiteID, c.DiscoveredAt); err != nil {
+			return afterWrite{fmt.Errorf("put candidate %s: %w", c.URL, err)}
+		}
 	}
 	return nil
+}
+
+// afterWrite is the error of a step after a candidate's write applied
+// (its site's count): the candidate is written, so a release keeps its
+// record, and StaleQueued releases it again if its fetch task is never
+// sent. (Dropping the record, as for a write that failed, left a queued
+// candidate that nothing would ever send.)
+type afterWrite struct{ err error }
+
+func (e afterWrite) Error() string { return e.err.Error() }
+func (e afterWrite) Unwrap() error { return e.err }
+
+// written reports whether a candidate write that returned err applied.
+func written(err error) bool {
+	var aw afterWrite
+	return err == nil || errors.As(err, &aw)
 }
 
 // ownWrite tells a retried candidate write, refused, that its earlier

@@ -87,7 +87,7 @@ func (d *DB) dropUnused(ctx context.Context, sks []string, errs []error) {
 	used := map[string]bool{}
 	for i, sk := range sks {
 		if sk != "" {
-			used[sk] = used[sk] || errs[i] == nil
+			used[sk] = used[sk] || written(errs[i])
 		}
 	}
 	for sk, u := range used {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -137,5 +138,52 @@ func TestReleaseRecords(t *testing.T) {
 	}
 	if got := mustGetCandidate(t, db, urls[3]); got.State != crawl.StateDue {
 		t.Errorf("the candidate of a release killed before its write is %s, want due", got.State)
+	}
+}
+
+// failingSiteCount refuses the update that counts a URL toward its
+// site (the site item's ADD), as a throttled hot item would.
+type failingSiteCount struct {
+	API
+	table string
+}
+
+func (f failingSiteCount) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if aws.ToString(in.TableName) == f.table && strings.Contains(aws.ToString(in.UpdateExpression), "ADD ") {
+		return nil, errors.New("injected: throughput exceeded")
+	}
+	return f.API.UpdateItem(ctx, in, opts...)
+}
+
+// TestReleaseRecordKeptWhenTheSiteCountFails: a site's new URL released
+// as it is admitted is written queued, and then counted toward its site.
+// Should the count fail, the write reports the error, but the candidate
+// is written: its release record stays, so StaleQueued finds it if its
+// fetch task is never sent. (The record used to be dropped with it, and
+// the URL stayed queued with nothing to send it.)
+func TestReleaseRecordKeptWhenTheSiteCountFails(t *testing.T) {
+	ctx := t.Context()
+	base := testDB(t)
+	if err := base.PutSite(ctx, crawl.Site{ID: "docs", Roots: []string{"http://example.com/"}, State: crawl.SiteActive}, true); err != nil {
+		t.Fatal(err)
+	}
+	db := New(failingSiteCount{API: base.api, table: base.t.Control}, base.t)
+	c := crawl.Candidate{URL: "http://example.com/new", Host: "example.com", State: crawl.StateQueued, SiteID: "docs",
+		CrawlUUID: "crawl-1", QueuedAt: 100, CrawlType: crawl.CrawlFirst, DiscoveredAt: 100}
+	if err := db.PutCandidate(ctx, c); err == nil || !strings.Contains(err.Error(), "throughput exceeded") {
+		t.Fatalf("PutCandidate = %v, want the count's error", err)
+	}
+	if got, err := db.GetCandidate(ctx, c.URL); err != nil || got.State != crawl.StateQueued {
+		t.Fatalf("candidate after the write: %+v, %v; want queued", got, err)
+	}
+	if n := releaseRecords(t, db); n != 1 {
+		t.Errorf("%d release records, want 1", n)
+	}
+	stale, err := db.StaleQueued(ctx, 1000, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stale) != 1 || stale[0].URL != c.URL {
+		t.Errorf("StaleQueued = %v, want %s", candidateURLs(stale), c.URL)
 	}
 }
