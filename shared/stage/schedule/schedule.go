@@ -436,6 +436,7 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 			return decision{out: Deduped}, nil
 		}
 		c.State, c.DueAt = dueState(site, ev.Parent != ""), now
+		claim(&c, site)
 		c.CrawlType = crawl.CrawlReenqueued
 		if ev.EnqueueType == crawl.EnqueueForced {
 			c.CrawlType = crawl.CrawlForced
@@ -445,15 +446,14 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 	case c.State == crawl.StateFiltered && isRetryableFilter(c.LastCrawlExitCode):
 		// Found again closer to a seed, or the filters changed: admit it.
 		c.State, c.DueAt, c.Hops = dueState(site, ev.Parent != ""), now, min(c.Hops, ev.Hops)
-		if site != nil && c.SiteID == "" {
-			c.SiteID = site.ID
-		}
+		claim(&c, site)
 		c.LastCrawlExitCode = nil
 		return decision{out: Admitted, put: &c}, nil
 	case ev.LastMod > 0 && c.LastCrawlTime != nil && ev.LastMod > *c.LastCrawlTime &&
 		(c.State == crawl.StateCrawled || c.State == crawl.StateDue && c.DueAt > now):
 		// A sitemap says it changed since it was crawled: due now.
 		c.State, c.DueAt, c.CrawlType = dueState(site, ev.Parent != ""), now, crawl.CrawlRecrawl
+		claim(&c, site)
 		c.Hops = min(c.Hops, ev.Hops)
 		return decision{out: Requeued, put: &c}, nil
 	case ev.Hops < c.Hops:
@@ -461,6 +461,18 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 		return decision{out: Deduped, put: &c}, nil
 	}
 	return decision{out: Deduped}, nil
+}
+
+// claim makes a URL known before its site was added the site's, as a
+// decision on it by the site's state (dueState) does: a URL held for a
+// site must be the site's, for enabling the site to make it due again
+// (both stores find a site's held URLs by its ID). Without it, a forced
+// enqueue or a sitemap's lastmod of such a URL while its site was
+// disabled held it for no site, for good.
+func claim(c *crawl.Candidate, site *crawl.CompiledSite) {
+	if site != nil && c.SiteID == "" {
+		c.SiteID = site.ID
+	}
 }
 
 // isRetryableFilter reports whether a filtered candidate may pass on a

@@ -324,3 +324,40 @@ func TestSiteClaimsKnownURLs(t *testing.T) {
 		t.Errorf("the other URL: %s of site %q, want held, the site's", c.State, c.SiteID)
 	}
 }
+
+// TestSiteClaimsURLsItHolds: a URL known before its site was added, due
+// again while the site is disabled (a forced enqueue, a sitemap's
+// lastmod), is held as the site's, so that enabling the site makes it
+// due again. (It used to be held for no site, for good.)
+func TestSiteClaimsURLsItHolds(t *testing.T) {
+	ctx := context.Background()
+	s, db, snd := sitesScheduler(t)
+	const forced, modified = "http://example.com/forced", "http://example.com/modified"
+	admitAll(t, s, seed(home), link(forced, 1), link(modified, 1))
+	for _, u := range []string{forced, modified} {
+		setState(t, db, u, crawl.StateCrawled, 0)
+	}
+	manage(t, s, siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.com/"} }))
+	manage(t, s, siteEvent(crawl.SiteDisable, "docs", nil))
+	crawledAt := *mustGet(t, db, modified).LastCrawlTime
+	admitAll(t, s, crawl.EnqueueEvent{URL: forced, EnqueueType: crawl.EnqueueForced},
+		crawl.EnqueueEvent{URL: modified, Parent: "http://example.com/sitemap.xml", Hops: 1, LastMod: crawledAt + 60})
+	for _, u := range []string{forced, modified} {
+		if c := mustGet(t, db, u); c.State != crawl.StateHeld || c.SiteID != "docs" {
+			t.Errorf("%s while its site is disabled: %s of site %q, want held, the site's", u, c.State, c.SiteID)
+		}
+	}
+	manage(t, s, siteEvent(crawl.SiteEnable, "docs", nil))
+	if _, err := s.Release(ctx, 10); err != nil {
+		t.Fatal(err)
+	}
+	sent := map[string]bool{}
+	for _, ft := range snd.tasks(t) {
+		sent[ft.URL] = true
+	}
+	for _, u := range []string{forced, modified} {
+		if !sent[u] {
+			t.Errorf("%s not released after its site was enabled (state %s)", u, mustGet(t, db, u).State)
+		}
+	}
+}
