@@ -411,8 +411,8 @@ const hostQueries = 8
 // DueCandidates returns up to limit candidates due at or before now,
 // highest priority and earliest due first, the limit shared fairly among
 // the due-by-host GSI's partitions a release reads (duePartitions: a
-// partition per scope host and site root host, and one for every other
-// host's due URLs), round robin, so that one host's backlog cannot hold
+// partition per scope host and per host that has been a site root's,
+// and one for every other host's due URLs), round robin, so that one host's backlog cannot hold
 // back the others (the SQLite store shares it among its hosts with URLs
 // due). Each partition's due candidates are read earliest due first, at
 // most max(dueReadWindow, limit/partitions) of them, so a partition with

@@ -10,15 +10,16 @@ import (
 )
 
 // The due-by-host GSI is keyed by host, and a release reads it partition
-// by partition (duePartitions): the hosts it knows by name (the scope's
-// and the sites' roots') and outsidePartition. DynamoDB cannot list a GSI's partition keys without a
-// scan, so a due URL of any other host is written under one shared
-// partition, outsidePartition, which every release reads as well. Such
-// URLs come from collect-all sites, whose links that leave every site
-// are crawled one hop (docs/sites.md): without it, their recrawls, and
-// their retries once robots.txt answers, would be due forever and never
-// released. The SQLite store reads its frontier whatever the host, and
-// the contract's DueOutsideScope case holds both to it.
+// by partition (duePartitions): the hosts it knows by name (the scope's,
+// and every host that has been a site root's) and outsidePartition.
+// DynamoDB cannot list a GSI's partition keys without a scan, so a due
+// URL of any other host is written under that one shared partition,
+// which every release reads as well. Such URLs come from collect-all
+// sites, whose links that leave every site are crawled one hop
+// (docs/sites.md): without it, their recrawls, and their retries once
+// robots.txt answers, would be due forever and never released. The
+// SQLite store reads its frontier whatever the host, and the contract's
+// DueOutsideScope case holds both to it.
 //
 // A host's partition is chosen when its candidate is written. A host
 // that later becomes one a release reads by name (a seed added on it)
