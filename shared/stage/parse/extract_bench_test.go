@@ -1,7 +1,10 @@
 package parse
 
 import (
+	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 
 	"github.com/serverless-crawler/crawler/bench/corpus"
 )
@@ -31,6 +34,51 @@ func BenchmarkExtract(b *testing.B) {
 			}
 			b.ReportMetric(float64(len(pages)), "pages/op")
 			b.ReportMetric(float64(links), "links/op")
+		})
+	}
+}
+
+// BenchmarkHTMLParse splits Extract's largest cost: html.Parse (the
+// tokenizer, each token's strings, the HTML5 tree construction), against
+// the tokenizer alone reading every tag's name and attributes as byte
+// slices, which no extractor built on the tokenizer could go below. It
+// is what #14's "html.Parse or html.Tokenizer" choice rests on
+// (BENCHMARKS.md, "Where the time goes now").
+func BenchmarkHTMLParse(b *testing.B) {
+	for _, site := range []struct {
+		name  string
+		pages func(testing.TB) []corpus.Page
+	}{
+		{"python-docs", corpus.PythonDocs},
+		{"postgresql-docs", corpus.PostgresDocs},
+	} {
+		pages := site.pages(b)
+		b.Run(site.name+"/parse", func(b *testing.B) {
+			b.SetBytes(corpus.Bytes(pages))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, p := range pages {
+					if _, err := html.Parse(strings.NewReader(p.Body)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(site.name+"/tokenize", func(b *testing.B) {
+			b.SetBytes(corpus.Bytes(pages))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, p := range pages {
+					z := html.NewTokenizer(strings.NewReader(p.Body))
+					for tt := z.Next(); tt != html.ErrorToken; tt = z.Next() {
+						if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
+							for _, more := z.TagName(); more; {
+								_, _, more = z.TagAttr()
+							}
+						}
+					}
+				}
+			}
 		})
 	}
 }
