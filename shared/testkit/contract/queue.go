@@ -161,10 +161,14 @@ func Queue(t *testing.T, open QueueOpener) {
 			wantNone(t, q, "while received")
 			wantPending(t, q, 1)
 			// Not deleted: back after the visibility timeout, the same
-			// message with a higher receive count.
+			// message with a higher receive count: 2, or more on a queue
+			// that counts a receive whose answer was lost (AtLeastOnce).
 			second := receiveN(t, q, 1, 5*time.Second)[0]
-			if second.ID != first.ID || string(second.Body) != "again" || second.ReceiveCount != 2 {
-				t.Fatalf("redelivered: id %s body %q count %d; want id %s, count 2", second.ID, second.Body, second.ReceiveCount, first.ID)
+			_, loose := q.(AtLeastOnce)
+			count := second.ReceiveCount == 2 || loose && second.ReceiveCount > 2
+			if second.ID != first.ID || string(second.Body) != "again" || !count {
+				t.Fatalf("redelivered: id %s body %q count %d; want id %s, count 2 (more only on an at-least-once queue: %v)",
+					second.ID, second.Body, second.ReceiveCount, first.ID, loose)
 			}
 			if err := q.Delete(t.Context(), second); err != nil {
 				t.Fatal(err)
