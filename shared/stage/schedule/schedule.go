@@ -678,11 +678,9 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 	)
 	for _, c := range cands {
 		site := s.siteOf(c.URL)
-		if site != nil && c.SiteID == "" {
-			// Known before its site was added: it is the site's from now
-			// on (both homes claim a site's URLs this way, lazily).
-			c.SiteID = site.ID
-		}
+		// Known before its site was added: it is the site's from now on
+		// (both homes claim a site's URLs this way, lazily).
+		claim(&c, site)
 		if site != nil && site.ID == c.SiteID && dueState(site, c.Parent != "") == crawl.StateHeld {
 			// Made due by a process that had not yet read that its site
 			// was disabled (or suspended): held now, not released.
