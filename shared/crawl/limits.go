@@ -32,6 +32,15 @@ const (
 	// MaxURLLength is the longest URL an event may carry (sitemaps allow
 	// 2,048 characters; browsers and servers rarely take more than 8 KiB).
 	MaxURLLength = 8 << 10
+	// MaxKeptURLLength is the longest URL, once normalized, the crawler
+	// keeps as a candidate, in both homes: DynamoDB's limit on a
+	// partition key, which the AWS home keys candidates and generations
+	// by, and the sitemap protocol's limit. Normalizing can make a URL
+	// longer (each byte of a non-ASCII character becomes three), so it is
+	// checked after. A longer link found in a page is not admitted
+	// (schedule.TooLong) and stays in its page's links; a longer URL in
+	// an event a user sent is refused (docs/limits.md).
+	MaxKeptURLLength = 2048
 )
 
 // ParseRoom is how many bytes of bodies are parsed and summarized at once

@@ -236,8 +236,8 @@ func (s Site) Validate() error {
 		return fmt.Errorf("site %s: %d root URLs, more than the %d a site may have", s.ID, len(s.Roots), MaxSiteRoots)
 	}
 	for _, r := range s.Roots {
-		if len(r) > MaxURLLength {
-			return fmt.Errorf("site %s: a root URL is %d bytes long, more than the %d it may have", s.ID, len(r), MaxURLLength)
+		if len(r) > MaxKeptURLLength {
+			return fmt.Errorf("site %s: a root URL is %d bytes long, more than the %d it may have", s.ID, len(r), MaxKeptURLLength)
 		}
 	}
 	if len(s.Filters) > MaxSiteFilters {

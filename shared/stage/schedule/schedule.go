@@ -114,6 +114,10 @@ const (
 	Filtered  Outcome = "filtered" // recorded as a candidate that will not be crawled
 	Killed    Outcome = "killed"   // not a crawl target (unsupported scheme; out of scope, with KillOutOfScope): not recorded
 	StatusAsk Outcome = "status"   // an enqueue_type status event: nothing changes
+	// TooLong: a link longer than crawl.MaxKeptURLLength once normalized
+	// (seed 004 siphoned lc-too-long): not recorded as a candidate, as
+	// no key can hold it; it stays in its page's links.
+	TooLong Outcome = "too-long"
 )
 
 // Admit takes one enqueue event. An event a user sent that cannot be
@@ -260,11 +264,20 @@ func (s *Scheduler) decide(ctx context.Context, ev crawl.EnqueueEvent) (decision
 		switch {
 		case errors.Is(err, urlnorm.ErrUnsupportedScheme) && discovered:
 			return decision{out: Killed}, nil
+		case discovered && len(ev.URL) > crawl.MaxKeptURLLength:
+			return s.tooLong(ctx, ev, len(ev.URL)), nil
 		case discovered:
 			return s.invalid(ev, err), nil
 		default:
 			return decision{}, crawl.E("admit "+ev.URL, crawl.KindInvalid, err)
 		}
+	}
+	if len(n.URL) > crawl.MaxKeptURLLength {
+		if discovered {
+			return s.tooLong(ctx, ev, len(n.URL)), nil
+		}
+		return decision{}, crawl.E("admit "+crawl.Truncate(ev.URL, 200), crawl.KindInvalid,
+			fmt.Errorf("the URL is %d bytes long once normalized, more than the %d the crawler keeps", len(n.URL), crawl.MaxKeptURLLength))
 	}
 	switch ev.EnqueueType {
 	case crawl.EnqueueStatus:
@@ -485,6 +498,13 @@ func isRetryableFilter(code *crawl.ExitCode) bool {
 
 // invalid is the decision for an invalid URL found in a page: kept as a
 // filtered candidate, so the outcome can be read back.
+// tooLong is the decision for a link of n bytes, more than
+// crawl.MaxKeptURLLength: nothing to write (see TooLong).
+func (s *Scheduler) tooLong(ctx context.Context, ev crawl.EnqueueEvent, n int) decision {
+	s.log.DebugContext(ctx, "link too long to keep", "url", crawl.Truncate(ev.URL, 200), "bytes", n, "parent", ev.Parent)
+	return decision{out: TooLong}
+}
+
 func (s *Scheduler) invalid(ev crawl.EnqueueEvent, cause error) decision {
 	code := crawl.ExitInvalidURL
 	c := crawl.Candidate{

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,6 +124,9 @@ const (
 )
 
 func seed(u string) crawl.EnqueueEvent { return crawl.EnqueueEvent{URL: u, Seed: true} }
+
+// longURL returns a normalized URL of n bytes on home's host.
+func longURL(n int) string { return home + strings.Repeat("a", n-len(home)) }
 func link(u string, hops int) crawl.EnqueueEvent {
 	return crawl.EnqueueEvent{URL: u, Parent: home, Hops: hops}
 }
@@ -514,6 +518,48 @@ func TestAdmit(t *testing.T) {
 			want:   Filtered,
 			cand:   &candWant{url: "http://exa mple.com/", state: crawl.StateFiltered, exit: ptr(crawl.ExitInvalidURL), hops: 1, typ: crawl.CrawlFirst, parent: home},
 			total:  2,
+		},
+		{
+			name:   "a link as long as a candidate's URL may be",
+			policy: noLimit(),
+			before: []crawl.EnqueueEvent{seed(home)},
+			ev:     link(longURL(crawl.MaxKeptURLLength), 1),
+			want:   Admitted,
+			cand:   &candWant{url: longURL(crawl.MaxKeptURLLength), state: crawl.StateDue, hops: 1, typ: crawl.CrawlFirst, parent: home},
+			total:  2,
+		},
+		{
+			name:   "a link a byte longer is not kept",
+			policy: noLimit(),
+			before: []crawl.EnqueueEvent{seed(home)},
+			ev:     link(longURL(crawl.MaxKeptURLLength+1), 1),
+			want:   TooLong,
+			absent: []string{longURL(crawl.MaxKeptURLLength + 1)},
+			total:  1,
+		},
+		{
+			// 800 bytes as written, 2,400 percent-encoded.
+			name:   "a link that outgrows the bound once normalized is not kept",
+			policy: noLimit(),
+			before: []crawl.EnqueueEvent{seed(home)},
+			ev:     link(home+strings.Repeat("é", 400), 1),
+			want:   TooLong,
+			total:  1,
+		},
+		{
+			name:   "an invalid URL in a page too long to keep",
+			policy: noLimit(),
+			before: []crawl.EnqueueEvent{seed(home)},
+			ev:     link("http://exa mple.com/"+strings.Repeat("a", crawl.MaxKeptURLLength), 1),
+			want:   TooLong,
+			total:  1,
+		},
+		{
+			name:    "a user's URL too long to keep",
+			policy:  noLimit(),
+			ev:      crawl.EnqueueEvent{URL: longURL(crawl.MaxKeptURLLength + 1)},
+			errKind: crawl.KindInvalid,
+			total:   0,
 		},
 		{
 			name:    "invalid URL in a page, found again",
