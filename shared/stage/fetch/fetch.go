@@ -253,7 +253,9 @@ func (f *Fetcher) recrawlPeriod(t crawl.FetchTask) time.Duration {
 // (a redirect's target inherits c's redirect chain, which recording a
 // crawl does not change).
 func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, c crawl.Candidate, cr crawl.Crawl) error {
-	if r := cr.Redirect; r != nil && cr.Log.ExitCode == crawl.ExitRedirect {
+	// A target longer than an event may carry could not be kept either
+	// (crawl.MaxKeptURLLength): it stays in the crawl's redirect row.
+	if r := cr.Redirect; r != nil && cr.Log.ExitCode == crawl.ExitRedirect && len(r.ToURL) <= crawl.MaxURLLength {
 		orig := c.OrigURL
 		if orig == "" {
 			orig = c.URL

@@ -643,3 +643,29 @@ func TestRedirectHandedOnAsRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirectTooLongToEnqueue: a redirect to a URL longer than an
+// enqueue event may carry is recorded, its target with it, and no event
+// is sent for the target (the scheduler could not take it, and would
+// dead-letter the event).
+func TestRedirectTooLongToEnqueue(t *testing.T) {
+	target := "/" + strings.Repeat("x", crawl.MaxURLLength)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		http.Redirect(w, r, target, http.StatusFound)
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil)
+	cr, _ := h.crawl(t, srv.URL+"/old", nil)
+	if cr.Log.ExitCode != crawl.ExitRedirect || cr.Redirect == nil || cr.Redirect.ToURL != srv.URL+target {
+		t.Fatalf("crawl: exit %v, redirect %+v; want the redirect to the long URL recorded", cr.Log.ExitCode, cr.Redirect)
+	}
+	for _, b := range h.enqueue.bodies {
+		if _, err := crawl.ParseEnqueueEvent(b); err != nil {
+			t.Errorf("an enqueue event the scheduler cannot read: %v", err)
+		}
+	}
+}

@@ -15,7 +15,8 @@ import (
 // TestLinksPacked: packed into few enqueue events (LinksPerMessage) or
 // sent one a message, a page's links stand for the same events, in the
 // same order, with the overflow past MaxURLsFromPage kept apart; every
-// packed message parses, and stays within SQS's message size.
+// message parses (none carries a URL longer than an event may), and
+// stays within SQS's message size.
 func TestLinksPacked(t *testing.T) {
 	var page strings.Builder
 	page.WriteString("<!doctype html><title>Links</title>")
@@ -27,6 +28,10 @@ func TestLinksPacked(t *testing.T) {
 	for i := range 400 {
 		fmt.Fprintf(&page, `<a href="/long/%d/%s">l</a>`, i, long)
 	}
+	// Longer than an event may carry, valid and not: no message is sent
+	// for them, rather than one the scheduler cannot read.
+	huge := strings.Repeat("y", crawl.MaxURLLength)
+	fmt.Fprintf(&page, `<a href="/huge/%s">h</a><a href="http://[bad/%s">hb</a>`, huge, huge)
 
 	type link struct {
 		URL      string
@@ -84,5 +89,40 @@ func TestLinksPacked(t *testing.T) {
 				t.Errorf("%d messages for %d links at %d a message, want at most %d", n, len(one), per, max)
 			}
 		})
+	}
+}
+
+// TestSitemapURLsTooLong: a sitemap's URL longer than an event may carry
+// is not sent (the scheduler could not read the event, and would
+// dead-letter it); the sitemap's other URLs are.
+func TestSitemapURLsTooLong(t *testing.T) {
+	ctx := context.Background()
+	blobs, err := blobfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` +
+		`<url><loc>http://example.com/a</loc></url>` +
+		`<url><loc>http://example.com/` + strings.Repeat("x", crawl.MaxURLLength) + `</loc></url>` +
+		`<url><loc>http://example.com/b</loc></url></urlset>`)
+	key := crawl.BodyKey(body)
+	if err := blobs.Put(ctx, key, body); err != nil {
+		t.Fatal(err)
+	}
+	var enq, sum sent
+	p := New(blobs, noCanonical{}, &enq, &sum, Config{}, slog.New(slog.DiscardHandler))
+	if err := p.Handle(ctx, crawl.ParseTask{URL: "http://example.com/sitemap.xml", CrawlUUID: "c1", BodyKey: key, MIMEType: "application/xml"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range enq.bodies {
+		ev, err := crawl.ParseEnqueueEvent(b)
+		if err != nil {
+			t.Fatalf("an event the scheduler cannot read: %v", err)
+		}
+		got = append(got, ev.URL)
+	}
+	if want := []string{"http://example.com/a", "http://example.com/b"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("enqueued %q, want %q", got, want)
 	}
 }

@@ -207,12 +207,17 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 			continue
 		}
 		seen[l.URL] = true
+		if len(l.URL) > crawl.MaxURLLength {
+			// No event may carry it, and the scheduler would not keep it
+			// (schedule.TooLong): it stays in the page's links.
+			continue
+		}
 		ev := base
 		ev.URL = l.URL
 		// Past MaxURLsFromPage a link is recorded (too-many-urls), not crawled.
 		ev.Overflow = most > 0 && followed >= most
 		followed++
-		if p.cfg.LinksPerMessage > 1 && len(l.URL) <= crawl.MaxURLLength {
+		if p.cfg.LinksPerMessage > 1 {
 			if len(pack.URLs) > 0 && (pack.Overflow != ev.Overflow || len(pack.URLs) >= min(p.cfg.LinksPerMessage, crawl.MaxEventURLs) ||
 				size+len(l.URL)+8 > maxLinksMessage-len(t.URL)-256) {
 				flush()
@@ -229,6 +234,9 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 	}
 	flush()
 	for _, raw := range doc.InvalidLinks {
+		if len(raw) > crawl.MaxURLLength {
+			continue // as above
+		}
 		evs = append(evs, crawl.EnqueueEvent{URL: raw, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL})
 	}
 	if len(evs) == 0 {

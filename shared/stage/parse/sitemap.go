@@ -19,7 +19,12 @@ func (p *Parser) handleSitemap(ctx context.Context, t crawl.ParseTask, body []by
 	}
 	if kind != sitemap.NotSitemap {
 		var bodies [][]byte
+		long := 0
 		for i, e := range entries {
+			if len(e.Loc) > crawl.MaxURLLength {
+				long++ // no event may carry it, nor would the scheduler keep it
+				continue
+			}
 			ev := crawl.EnqueueEvent{URL: e.Loc, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL, ChangeFreq: e.ChangeFreq}
 			if !e.LastMod.IsZero() && e.LastMod.Unix() > 0 {
 				ev.LastMod = e.LastMod.Unix()
@@ -35,6 +40,9 @@ func (p *Parser) handleSitemap(ctx context.Context, t crawl.ParseTask, body []by
 				return err
 			}
 			bodies = append(bodies, b)
+		}
+		if long > 0 {
+			p.log.WarnContext(ctx, "sitemap URLs too long to crawl", "url", t.URL, "count", long, "max_bytes", crawl.MaxURLLength)
 		}
 		if err := p.enqueue.Send(ctx, bodies...); err != nil {
 			return fmt.Errorf("enqueue %d sitemap URLs of %s: %w", len(bodies), t.URL, err)
