@@ -67,6 +67,20 @@ const (
 	caWriteID = "write_id"
 )
 
+// maxKeyBytes is the most bytes DynamoDB takes in a partition key. The
+// candidates and the generations are keyed by URL, and the scheduler
+// keeps no URL longer than crawl.MaxKeptURLLength; the array's length
+// turns negative, and the build fails, if that ever outgrows the key.
+const maxKeyBytes = 2048
+
+var _ [maxKeyBytes - crawl.MaxKeptURLLength]struct{}
+
+// keyable reports whether u can be a candidate's or a generation's key.
+// A lookup by any other URL (empty, or too long: a canonical link a page
+// names, a URL a user asks about) finds nothing, as it would in the
+// SQLite store, rather than having DynamoDB refuse the request.
+func keyable(u string) bool { return u != "" && len(u) <= maxKeyBytes }
+
 // GetCandidate returns the candidate for a normalized URL, or
 // crawl.ErrNotFound. The read is strongly consistent: its version is the
 // one a conditional PutCandidate will be checked against.
@@ -86,8 +100,7 @@ func (d *DB) CrawlCount(ctx context.Context, u string) (int, error) {
 // getCandidate reads a candidate item: the candidate and its crawls
 // counter.
 func (d *DB) getCandidate(ctx context.Context, u string) (crawl.Candidate, int, error) {
-	if u == "" {
-		// Not a valid key: DynamoDB would refuse the request.
+	if !keyable(u) {
 		return crawl.Candidate{}, 0, crawl.ErrNotFound
 	}
 	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{

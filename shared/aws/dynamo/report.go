@@ -129,7 +129,7 @@ func (g *genItem) shownDuplicateOf() string {
 // latestGeneration returns the URL's latest generation (by first_seen,
 // then id), or nil.
 func (d *DB) latestGeneration(ctx context.Context, u string) (*genItem, error) {
-	if u == "" {
+	if !keyable(u) {
 		return nil, nil
 	}
 	e := &fxExpr{}

@@ -57,7 +57,7 @@ const maxTxItems = 100
 // It makes two strongly consistent reads: the URL's head, then the
 // generation it names.
 func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration, error) {
-	if u == "" {
+	if !keyable(u) {
 		return crawl.OpenGeneration{}, crawl.ErrNotFound
 	}
 	head, err := d.getGenTableItem(ctx, u, skHead)

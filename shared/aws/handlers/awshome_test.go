@@ -489,29 +489,12 @@ func TestCrawlTestSiteOnAWS(t *testing.T) {
 	}
 	// The malformed event, and nothing else, is in a dead-letter queue,
 	// with its reason.
-	for _, n := range []string{"enqueue-dlq", "fetch-dlq", "parse-dlq", "summarize-dlq"} {
+	for _, n := range deadLetterQueues {
 		want := 0
 		if n == "enqueue-dlq" {
 			want = 1
 		}
-		// Long polls, a few: a receive may answer empty while a message
-		// is there (SQS samples its servers; under -race the emulator
-		// answered so once).
-		var msgs []sqsq.Message
-		for try := 0; try < 3 && len(msgs) < want; try++ {
-			got, err := h.queues[n].Receive(ctx, 10, 2*time.Second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			msgs = append(msgs, got...)
-		}
-		if want == 0 {
-			got, err := h.queues[n].Receive(ctx, 10, time.Second)
-			if err != nil {
-				t.Fatal(err)
-			}
-			msgs = got
-		}
+		msgs := h.deadLetters(ctx, n, want)
 		if len(msgs) != want {
 			t.Errorf("%s holds %d messages, want %d: %+v", n, len(msgs), want, msgs)
 			continue
@@ -520,6 +503,25 @@ func TestCrawlTestSiteOnAWS(t *testing.T) {
 			t.Errorf("dead letter %q with reason %q", msgs[0].Body, msgs[0].Attributes["reason"])
 		}
 	}
+}
+
+var deadLetterQueues = []string{"enqueue-dlq", "fetch-dlq", "parse-dlq", "summarize-dlq"}
+
+// deadLetters receives the messages of the dead-letter queue n, with a
+// few long polls while fewer than want have come: a receive may answer
+// empty while a message is there (SQS samples its servers; under -race
+// the emulator answered so once).
+func (h *awsHome) deadLetters(ctx context.Context, n string, want int) []sqsq.Message {
+	h.t.Helper()
+	var msgs []sqsq.Message
+	for try := 0; try < 3 && (try == 0 || len(msgs) < want); try++ {
+		got, err := h.queues[n].Receive(ctx, 10, 2*time.Second)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		msgs = append(msgs, got...)
+	}
+	return msgs
 }
 
 // textPileKey reads where the open generation of u keeps its text pile

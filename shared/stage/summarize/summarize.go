@@ -297,7 +297,8 @@ func (s *Summarizer) original(ctx context.Context, url string, ng *crawl.NewGene
 	if err != nil || id != 0 {
 		return crawl.Original{ID: id, Digest: ng.TextPile.Digest}, err
 	}
-	if f := ng.File; f != nil && f.CanonicalURL != nil && *f.CanonicalURL != url {
+	// A canonical URL longer than any candidate's names no page crawled.
+	if f := ng.File; f != nil && f.CanonicalURL != nil && *f.CanonicalURL != url && len(*f.CanonicalURL) <= crawl.MaxKeptURLLength {
 		og, err := s.store.OpenGeneration(ctx, *f.CanonicalURL)
 		switch {
 		case errors.Is(err, crawl.ErrNotFound):

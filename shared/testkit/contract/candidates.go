@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -40,12 +41,18 @@ func candidates(t *testing.T, open Opener) {
 		{"NotFound", func(t *testing.T) {
 			s := open(t)
 			putNew(t, s, dueCandidate("http://example.com/", 0, 0))
-			for _, u := range []string{"http://example.com/absent", "http://example.com", ""} {
+			// Longer than any candidate's URL (a canonical link, a URL a
+			// user asks about): found nowhere, in no store refused.
+			long := "http://example.com/" + strings.Repeat("a", crawl.MaxKeptURLLength)
+			for _, u := range []string{"http://example.com/absent", "http://example.com", "", long} {
 				if _, err := s.GetCandidate(t.Context(), u); !errors.Is(err, crawl.ErrNotFound) || crawl.KindOf(err) != crawl.KindNotFound {
-					t.Errorf("GetCandidate(%q) = %v, want ErrNotFound", u, err)
+					t.Errorf("GetCandidate(%q) = %v, want ErrNotFound", crawl.Truncate(u, 40), err)
 				}
 				if _, err := s.Status(t.Context(), u); !errors.Is(err, crawl.ErrNotFound) {
-					t.Errorf("Status(%q) = %v, want ErrNotFound", u, err)
+					t.Errorf("Status(%q) = %v, want ErrNotFound", crawl.Truncate(u, 40), err)
+				}
+				if _, err := s.OpenGeneration(t.Context(), u); !errors.Is(err, crawl.ErrNotFound) {
+					t.Errorf("OpenGeneration(%q) = %v, want ErrNotFound", crawl.Truncate(u, 40), err)
 				}
 			}
 		}},
