@@ -146,8 +146,18 @@ type environment func(name string) (stack.Clients, *slog.Logger, io.Writer)
 func (h *awsHome) functions(envs int, env environment) ([]function, func(context.Context, json.RawMessage) (any, error)) {
 	ctx := context.Background()
 	if env == nil {
-		env = func(string) (stack.Clients, *slog.Logger, io.Writer) {
-			return h.clients, slog.New(slog.DiscardHandler), io.Discard
+		// Warnings and errors kept, and shown if the test fails: what a
+		// function logged is what tells a flaky emulator from a fault.
+		logs := &lineSink{}
+		h.t.Cleanup(func() {
+			if h.t.Failed() {
+				lines := strings.Split(strings.TrimSpace(string(logs.take())), "\n")
+				h.t.Logf("the functions' last %d warnings and errors:\n%s", min(len(lines), 100), strings.Join(lines[max(0, len(lines)-100):], "\n"))
+			}
+		})
+		env = func(name string) (stack.Clients, *slog.Logger, io.Writer) {
+			log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})).With("function", name)
+			return h.clients, log, io.Discard
 		}
 	}
 	// in is the environment of the named function, consuming queue q.
