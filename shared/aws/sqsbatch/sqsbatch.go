@@ -30,6 +30,12 @@ import (
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
+// MaxReasonBytes is the most of a dead letter's reason its "reason"
+// attribute holds (cut at a character's start). An error's text can
+// carry URLs of 8 KiB, and the attributes count toward the message's
+// size; the log line has it all.
+const MaxReasonBytes = 2 << 10
+
 // DeadLetters is the dead-letter queue of the batch's source queue.
 type DeadLetters interface {
 	SendWithAttributes(ctx context.Context, body []byte, attrs map[string]string) error
@@ -239,9 +245,15 @@ func (p *Processor) one(ctx, hctx context.Context, r events.SQSMessage, later *d
 		return p.outcome("retry")
 	}
 	reason := v.Reason
-	attrs := map[string]string{"reason": reason, "source_queue": p.Queue, "message_id": r.MessageId,
+	attrs := map[string]string{"reason": sqsq.AttributeValue(reason, MaxReasonBytes), "source_queue": p.Queue, "message_id": r.MessageId,
 		"receive_count": strconv.Itoa(tries), "dead_lettered_at": time.Now().UTC().Format(time.RFC3339)}
-	if derr := p.DeadLetters.SendWithAttributes(ctx, body, attrs); derr != nil {
+	derr := p.DeadLetters.SendWithAttributes(ctx, body, attrs)
+	if crawl.KindOf(derr) == crawl.KindInvalid {
+		// A body near SQS's limit leaves no room for the attributes: it
+		// goes without them, its reason in the log line below.
+		derr = p.DeadLetters.SendWithAttributes(ctx, body, nil)
+	}
+	if derr != nil {
 		log.ErrorContext(ctx, "dead-lettering a message failed; it will be retried", "reason", reason, "err", derr)
 		return p.outcome("retry")
 	}

@@ -60,6 +60,9 @@ func (q *Queue) SendWithAttributes(ctx context.Context, body []byte, attrs map[s
 		if k == "" || v == "" {
 			return crawl.Errorf(crawl.KindInvalid, "%s: message attribute %q=%q: SQS refuses an empty name or value", op, k, v)
 		}
+		if i, r, ok := refused(v); !ok {
+			return crawl.Errorf(crawl.KindInvalid, "%s: message attribute %q has %U at byte %d, which SQS refuses (AttributeValue)", op, k, r, i)
+		}
 		ma[k] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(v)}
 		size += len(k) + len("String") + len(v)
 	}
@@ -295,19 +298,52 @@ func checkBody(b []byte, max int) error {
 	if len(b) > max {
 		return fmt.Errorf("body of %d bytes is over the %d-byte limit", len(b), max)
 	}
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
+	if i, r, ok := refused(string(b)); !ok {
+		if r == utf8.RuneError {
 			return fmt.Errorf("body is not UTF-8 at byte %d", i)
-		case r == 0x9 || r == 0xA || r == 0xD,
-			r >= 0x20 && r <= 0xD7FF,
-			r >= 0xE000 && r <= 0xFFFD,
-			r >= 0x10000 && r <= 0x10FFFF:
-		default:
-			return fmt.Errorf("body has %U at byte %d, which SQS refuses", r, i)
+		}
+		return fmt.Errorf("body has %U at byte %d, which SQS refuses", r, i)
+	}
+	return nil
+}
+
+// refused finds the first character of s SQS refuses in a body or a
+// string attribute (see checkBody): its byte offset and the rune
+// (utf8.RuneError for a byte that is not UTF-8), and ok when there is
+// none.
+func refused(s string) (at int, r rune, ok bool) {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || !allowed(r) {
+			return i, r, false
 		}
 		i += n
 	}
-	return nil
+	return 0, 0, true
+}
+
+func allowed(r rune) bool {
+	return r == 0x9 || r == 0xA || r == 0xD ||
+		r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD ||
+		r >= 0x10000 && r <= 0x10FFFF
+}
+
+// AttributeValue makes text a string attribute value SQS takes: each
+// character it refuses (and each byte that is not UTF-8) becomes U+FFFD,
+// and the result is cut to at most max bytes, at a character's start.
+// Error messages carry what a crawled page or a user wrote, and a dead
+// letter's reason must not be refused for it.
+func AttributeValue(text string, max int) string {
+	var b strings.Builder
+	for _, r := range text {
+		if !allowed(r) {
+			r = utf8.RuneError
+		}
+		if b.Len()+utf8.RuneLen(r) > max {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

@@ -126,6 +126,39 @@ func TestSendWithAttributes(t *testing.T) {
 	if crawl.KindOf(err) != crawl.KindInvalid {
 		t.Errorf("empty attribute value: %v, want KindInvalid", err)
 	}
+	// A character SQS refuses is refused here, and AttributeValue makes
+	// any text one SQS takes, as it took it.
+	odd := "admit http://exa\x01mple.com/\xff: invalid \uFFFD"
+	err = q.SendWithAttributes(ctx, []byte("x"), map[string]string{"reason": odd})
+	if crawl.KindOf(err) != crawl.KindInvalid {
+		t.Errorf("attribute value with U+0001: %v, want KindInvalid", err)
+	}
+	v := AttributeValue(odd, 1024)
+	if err := q.SendWithAttributes(ctx, []byte("x"), map[string]string{"reason": v}); err != nil {
+		t.Fatal(err)
+	}
+	if got := receiveAll(t, q, 1, 5*time.Second); len(got) != 1 || got[0].Attributes["reason"] != v {
+		t.Errorf("received %+v, want the reason %q", got, v)
+	}
+}
+
+func TestAttributeValue(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"plain", 100, "plain"},
+		{"a\x00b\x1fc\td\ne", 100, "a\uFFFDb\uFFFDc\td\ne"},
+		{"bad \xff byte", 100, "bad \uFFFD byte"},
+		{"\uFFFE and \U0001F600", 100, "\uFFFD and \U0001F600"},
+		{"ééé", 5, "éé"},          // cut at a character's start
+		{"ab\U0001F600", 5, "ab"}, // a 4-byte character does not fit in 3
+	} {
+		if got := AttributeValue(tc.in, tc.max); got != tc.want {
+			t.Errorf("AttributeValue(%q, %d) = %q, want %q", tc.in, tc.max, got, tc.want)
+		}
+	}
 }
 
 func TestDeleteStaleReceipt(t *testing.T) {
