@@ -158,6 +158,7 @@ func (f *crawlFlags) config(ctx context.Context, dd *pipeline.DataDir, seeds []s
 		Client: &http.Client{Transport: &http.Transport{
 			Proxy: nil, DialContext: dialer.DialContext, MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second,
 			ResponseHeaderTimeout: f.timeout, TLSHandshakeTimeout: f.timeout, DisableCompression: true,
+			MaxResponseHeaderBytes: crawl.MaxResponseHeaderBytes,
 		}},
 	}
 	cfg.Policy.MaxDepth, cfg.Policy.Include, cfg.Policy.Exclude = f.maxDepth, f.include, f.exclude

@@ -187,10 +187,14 @@ func (ev EnqueueEvent) Each() []EnqueueEvent {
 	return out
 }
 
-// Truncate shortens s to n bytes, marking the cut, for messages and logs.
+// Truncate shortens s to at most n bytes, cut at a character's start and
+// marked, for messages and logs.
 func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n-- // cut at a character's start
 	}
 	return s[:n] + "…"
 }

@@ -41,6 +41,15 @@ const (
 	// (schedule.TooLong) and stays in its page's links; a longer URL in
 	// an event a user sent is refused (docs/limits.md).
 	MaxKeptURLLength = 2048
+	// MaxLogMessage is the most of a crawl's message its log keeps (the
+	// head of what a server said, with the crawler's words around it).
+	MaxLogMessage = 4 << 10
+	// MaxResponseHeaderBytes bounds a response's header section (Go's
+	// default is 10 MB): every field kept from the headers (ETag,
+	// Content-Type, Location, Link, X-Robots-Tag) rides in an item of at
+	// most 400 KB and a message of 256 KiB on AWS. A response past it is
+	// recorded as a network error.
+	MaxResponseHeaderBytes = 64 << 10
 )
 
 // ParseRoom is how many bytes of bodies are parsed and summarized at once

@@ -68,6 +68,9 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 			msg += robotsNote
 		}
 		if msg != "" {
+			// A server's words (a status line, a Location) can run to
+			// megabytes; the log keeps their head.
+			msg = strings.ToValidUTF8(crawl.Truncate(msg, crawl.MaxLogMessage), "\uFFFD")
 			cr.Log.Message = &msg
 		}
 		return out, nil
@@ -235,6 +238,9 @@ func (f *Fetcher) rules(ctx context.Context, u *url.URL, t crawl.FetchTask) (*ro
 		}
 		var bodies [][]byte
 		for _, sm := range sitemaps {
+			if len(sm) > crawl.MaxURLLength {
+				continue // no event may carry it, nor would the scheduler keep it
+			}
 			b, _ := json.Marshal(crawl.EnqueueEvent{URL: sm, Hops: 1, MaxDepth: t.MaxDepth, Parent: robots.URL(u)})
 			bodies = append(bodies, b)
 		}

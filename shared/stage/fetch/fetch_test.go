@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/blobfs"
@@ -667,5 +669,47 @@ func TestRedirectTooLongToEnqueue(t *testing.T) {
 		if _, err := crawl.ParseEnqueueEvent(b); err != nil {
 			t.Errorf("an enqueue event the scheduler cannot read: %v", err)
 		}
+	}
+}
+
+// TestLongStatusLineLogged: what a server says in its status line is
+// kept in the crawl's message up to crawl.MaxLogMessage, however long:
+// the message is an attribute of an item of at most 400 KB on AWS.
+func TestLongStatusLineLogged(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					status := "404 Not Found"
+					if req.URL.Path != "/robots.txt" {
+						status = "500 " + strings.Repeat("é", 300<<10)
+					}
+					fmt.Fprintf(c, "HTTP/1.1 %s\r\nContent-Length: 0\r\n\r\n", status)
+				}
+			}()
+		}
+	}()
+	h := newHarness(t, nil, nil)
+	cr, _ := h.crawl(t, "http://"+ln.Addr().String()+"/page", nil)
+	if cr.Log.ExitCode != crawl.ExitHTTPServerError || cr.Log.Message == nil {
+		t.Fatalf("exit %v, message %v; want a server error with its message", cr.Log.ExitCode, cr.Log.Message)
+	}
+	if m := *cr.Log.Message; len(m) > crawl.MaxLogMessage+len("…") || !utf8.ValidString(m) || !strings.HasPrefix(m, "HTTP 500 éé") {
+		t.Errorf("message of %d bytes (valid UTF-8: %v) %q", len(m), utf8.ValidString(m), crawl.Truncate(m, 40))
 	}
 }

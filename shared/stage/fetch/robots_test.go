@@ -59,3 +59,34 @@ func TestRobotsIgnoredLinesAreReported(t *testing.T) {
 		})
 	}
 }
+
+// TestRobotsSitemapTooLong: a robots.txt Sitemap line longer than an
+// event may carry is not enqueued (the scheduler would dead-letter it);
+// the others are.
+func TestRobotsSitemapTooLong(t *testing.T) {
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprintf(w, "User-agent: *\nAllow: /\nSitemap: %s/%s\nSitemap: %s/sitemap.xml\n",
+				srv.URL, strings.Repeat("x", crawl.MaxURLLength), srv.URL)
+			return
+		}
+		fmt.Fprint(w, "<p>hello</p>")
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil)
+	if cr, _ := h.crawl(t, srv.URL+"/", nil); cr.Log.ExitCode != crawl.ExitComplete {
+		t.Fatalf("exit %v, want complete", cr.Log.ExitCode)
+	}
+	var got []string
+	for _, b := range h.enqueue.bodies {
+		ev, err := crawl.ParseEnqueueEvent(b)
+		if err != nil {
+			t.Fatalf("an event the scheduler cannot read: %v", err)
+		}
+		got = append(got, ev.URL)
+	}
+	if len(got) != 1 || got[0] != srv.URL+"/sitemap.xml" {
+		t.Errorf("enqueued %q, want only %s/sitemap.xml", got, srv.URL)
+	}
+}

@@ -89,5 +89,6 @@ func HTTPClient(s stack.Settings) *http.Client {
 	return &http.Client{Transport: &http.Transport{
 		Proxy: nil, DialContext: dialer.DialContext, MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second,
 		ResponseHeaderTimeout: s.Timeout, TLSHandshakeTimeout: s.Timeout, DisableCompression: true,
+		MaxResponseHeaderBytes: crawl.MaxResponseHeaderBytes,
 	}}
 }
