@@ -1,8 +1,11 @@
 package sqsq
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +57,7 @@ func (q *Queue) SendEach(ctx context.Context, msgs ...Delayed) error {
 // dead-letter queue with its reason and source queue.
 func (q *Queue) SendWithAttributes(ctx context.Context, body []byte, attrs map[string]string) error {
 	op := "send to " + q.name
+	body = escaped(body)
 	size := len(body)
 	ma := make(map[string]types.MessageAttributeValue, len(attrs))
 	for k, v := range attrs {
@@ -97,7 +101,7 @@ func (q *Queue) Check(bodies ...[]byte) error {
 
 func (q *Queue) check(op string, bodies [][]byte) error {
 	for i, b := range bodies {
-		if err := checkBody(b, q.maxBody); err != nil {
+		if err := checkBody(escaped(b), q.maxBody); err != nil {
 			return crawl.E(fmt.Sprintf("%s: message %d of %d (nothing sent)", op, i+1, len(bodies)), crawl.KindInvalid, err)
 		}
 	}
@@ -109,6 +113,10 @@ func (q *Queue) send(ctx context.Context, op string, delay func(i int) int32, bo
 	op += " to " + q.name
 	if err := q.check(op, bodies); err != nil {
 		return err
+	}
+	bodies = slices.Clone(bodies)
+	for i, b := range bodies {
+		bodies[i] = escaped(b)
 	}
 	sent, off := 0, 0
 	for _, batch := range batches(bodies) {
@@ -305,6 +313,22 @@ func checkBody(b []byte, max int) error {
 		return fmt.Errorf("body has %U at byte %d, which SQS refuses", r, i)
 	}
 	return nil
+}
+
+// nonchars are U+FFFE and U+FFFF in UTF-8: characters SQS refuses, which
+// Go's JSON encoder writes as they are. A page's text or a server's
+// header can hold them.
+var nonchars = [2][]byte{[]byte("\uFFFE"), []byte("\uFFFF")}
+
+// escaped returns b with U+FFFE and U+FFFF written as JSON escapes when b
+// is JSON, which reads back the same: in JSON they can only be inside
+// strings. Any other body is returned as it is.
+func escaped(b []byte) []byte {
+	if !bytes.Contains(b, nonchars[0]) && !bytes.Contains(b, nonchars[1]) || !json.Valid(b) {
+		return b
+	}
+	b = bytes.ReplaceAll(b, nonchars[0], []byte(`\ufffe`))
+	return bytes.ReplaceAll(b, nonchars[1], []byte(`\uffff`))
 }
 
 // refused finds the first character of s SQS refuses in a body or a

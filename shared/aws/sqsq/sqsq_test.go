@@ -3,8 +3,10 @@ package sqsq
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -263,5 +265,38 @@ func TestReadLimit(t *testing.T) {
 	d := testQueue(t, nil) // the default, 256 KiB (or 1 MiB on SQS since 2025): MaxPayload is the bound
 	if n, err := d.ReadLimit(ctx); err != nil || n != MaxPayload {
 		t.Errorf("ReadLimit of a default queue = %d, %v; want %d", n, err, MaxPayload)
+	}
+}
+
+// TestSendJSONWithNoncharacters: a JSON body holding U+FFFE or U+FFFF
+// (Go's encoder writes them as they are, and SQS refuses them) is sent
+// with them escaped, and reads back as the same value; any other body
+// holding them is refused.
+func TestSendJSONWithNoncharacters(t *testing.T) {
+	ctx := context.Background()
+	q := testQueue(t, nil)
+	want := map[string]string{"title": "a\uFFFEb\uFFFFc", "url": "http://example.com/\uFFFF"}
+	body, _ := json.Marshal(want)
+	if err := q.Check(body); err != nil {
+		t.Fatalf("Check: %v", err)
+	}
+	if err := q.Send(ctx, body); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.SendWithAttributes(ctx, body, map[string]string{"reason": "r"}); err != nil {
+		t.Fatal(err)
+	}
+	got := receiveAll(t, q, 2, 5*time.Second)
+	if len(got) != 2 {
+		t.Fatalf("received %d messages, want 2", len(got))
+	}
+	for _, m := range got {
+		var back map[string]string
+		if err := json.Unmarshal(m.Body, &back); err != nil || !reflect.DeepEqual(back, want) {
+			t.Errorf("received %q: %v, %v; want %q", m.Body, back, err, want)
+		}
+	}
+	if err := q.Send(ctx, []byte("plain \uFFFF text")); crawl.KindOf(err) != crawl.KindInvalid {
+		t.Errorf("a plain body with U+FFFF: %v, want KindInvalid", err)
 	}
 }
