@@ -41,6 +41,11 @@ const (
 	// (schedule.TooLong) and stays in its page's links; a longer URL in
 	// an event a user sent is refused (docs/limits.md).
 	MaxKeptURLLength = 2048
+	// MaxHostLength is the longest host name a URL may have to be
+	// crawled: DNS's limit (RFC 1035). WHATWG's parser takes longer
+	// ones, which no resolver answers; they are recorded as invalid
+	// (the AWS home keys its control items by host, in 1,024 bytes).
+	MaxHostLength = 253
 	// MaxLogMessage is the most of a crawl's message its log keeps (the
 	// head of what a server said, with the crawler's words around it).
 	MaxLogMessage = 4 << 10

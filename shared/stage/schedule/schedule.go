@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -272,6 +273,17 @@ func (s *Scheduler) decide(ctx context.Context, ev crawl.EnqueueEvent) (decision
 			return decision{}, crawl.E("admit "+ev.URL, crawl.KindInvalid, err)
 		}
 	}
+	if name := hostname(n.Host); len(name) > crawl.MaxHostLength {
+		err := fmt.Errorf("its host name is %d bytes long, more than the %d DNS resolves", len(name), crawl.MaxHostLength)
+		switch {
+		case discovered && len(ev.URL) > crawl.MaxKeptURLLength:
+			return s.tooLong(ctx, ev, len(ev.URL)), nil
+		case discovered:
+			return s.invalid(ev, err), nil // recorded as written, as an unparsable link is
+		default:
+			return decision{}, crawl.E("admit "+crawl.Truncate(ev.URL, 200), crawl.KindInvalid, err)
+		}
+	}
 	if len(n.URL) > crawl.MaxKeptURLLength {
 		if discovered {
 			return s.tooLong(ctx, ev, len(n.URL)), nil
@@ -498,6 +510,14 @@ func isRetryableFilter(code *crawl.ExitCode) bool {
 
 // invalid is the decision for an invalid URL found in a page: kept as a
 // filtered candidate, so the outcome can be read back.
+// hostname is host[:port] without its port.
+func hostname(host string) string {
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
+		return host[:i]
+	}
+	return host
+}
+
 // tooLong is the decision for a link of n bytes, more than
 // crawl.MaxKeptURLLength: nothing to write (see TooLong).
 func (s *Scheduler) tooLong(ctx context.Context, ev crawl.EnqueueEvent, n int) decision {

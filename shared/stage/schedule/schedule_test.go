@@ -555,6 +555,33 @@ func TestAdmit(t *testing.T) {
 			total:  1,
 		},
 		{
+			name:   "a link whose host name is longer than DNS resolves",
+			policy: noLimit(),
+			before: []crawl.EnqueueEvent{seed(home)},
+			ev:     link("http://"+strings.Repeat("a", 1100)+".example:8080/", 1),
+			want:   Filtered,
+			cand: &candWant{url: "http://" + strings.Repeat("a", 1100) + ".example:8080/", state: crawl.StateFiltered,
+				exit: ptr(crawl.ExitInvalidURL), hops: 1, typ: crawl.CrawlFirst, parent: home},
+			total: 2,
+		},
+		{
+			name:   "a link whose host name is as long as DNS resolves",
+			policy: noLimit(),
+			before: []crawl.EnqueueEvent{seed(home)},
+			ev:     link("http://"+strings.Repeat("a.", 122)+"example:8080/", 1),
+			want:   Filtered, // out of scope, and recorded
+			cand: &candWant{url: "http://" + strings.Repeat("a.", 122) + "example:8080/", state: crawl.StateFiltered,
+				exit: ptr(crawl.ExitOutOfScope), hops: 1, typ: crawl.CrawlFirst, parent: home},
+			total: 2,
+		},
+		{
+			name:    "a user's URL whose host name is longer than DNS resolves",
+			policy:  noLimit(),
+			ev:      crawl.EnqueueEvent{URL: "http://" + strings.Repeat("a", 300) + ".example/"},
+			errKind: crawl.KindInvalid,
+			total:   0,
+		},
+		{
 			name:    "a user's URL too long to keep",
 			policy:  noLimit(),
 			ev:      crawl.EnqueueEvent{URL: longURL(crawl.MaxKeptURLLength + 1)},

@@ -5,6 +5,7 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,16 +153,22 @@ func TestSiteSuspended(t *testing.T) {
 }
 
 func TestManageSiteRefusals(t *testing.T) {
-	s, _, _ := sitesScheduler(t)
+	s, db, _ := sitesScheduler(t)
 	manage(t, s, siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.com/"} }))
 	for _, ev := range []crawl.SiteEvent{
 		siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.org/"} }),
 		siteEvent(crawl.SiteSet, "nosuch", func(ev *crawl.SiteEvent) { ev.Priority = ptr(1) }),
 		siteEvent(crawl.SiteAdd, "bad", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://exa mple.com/"} }),
+		siteEvent(crawl.SiteAdd, "long", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://" + strings.Repeat("a", 254) + "/"} }),
 		siteEvent(crawl.SiteEnable, "", nil),
 	} {
 		if _, err := s.ManageSite(context.Background(), ev); crawl.KindOf(err) != crawl.KindInvalid {
 			t.Errorf("%s %s: %v, want an invalid-input error", ev.Op, ev.ID, err)
+		}
+	}
+	for _, id := range []string{"bad", "long"} {
+		if site, err := db.GetSite(context.Background(), id); !errors.Is(err, crawl.ErrNotFound) {
+			t.Errorf("site %s refused, and stored: %+v, %v", id, site, err)
 		}
 	}
 	if _, err := s.ManageSite(context.Background(), siteEvent(crawl.SiteSet, "nosuch", nil)); errors.Is(err, crawl.ErrNotFound) {
