@@ -231,7 +231,7 @@ func (e *extractor) element(n *html.Node, st state) state {
 		st.skip = true
 	case atom.Title:
 		if e.title == "" && !st.loc.InHeader {
-			e.title = collapse(textOf(n, 4<<10))
+			e.title = collapse(textOf(n, maxField))
 		}
 		st.skip = true
 	case atom.Html:
@@ -283,9 +283,9 @@ func (e *extractor) element(n *html.Node, st state) state {
 		// Bounded: nested headings must not copy the document per level.
 		switch {
 		case a == atom.H1:
-			e.h1s = append(e.h1s, h1{text: collapse(textOf(n, 4<<10)), mainish: st.inMainish, chrome: st.secondary})
+			e.h1s = append(e.h1s, h1{text: collapse(textOf(n, maxField)), mainish: st.inMainish, chrome: st.secondary})
 		case !st.secondary && (e.sub == "" || st.inMainish && e.subMain == ""):
-			t := collapse(textOf(n, 4<<10))
+			t := collapse(textOf(n, maxField))
 			if e.sub == "" {
 				e.sub = t
 			}
@@ -355,23 +355,32 @@ func (st state) enterMain() state {
 	return st
 }
 
+// maxField bounds the text kept of a title, a heading or a meta field:
+// the page decides their length, and the AWS home keeps them in one item
+// of at most 400 KB.
+const maxField = 4 << 10
+
+// metaText is a meta field's content, collapsed, its head if longer
+// than maxField.
+func metaText(content string) string { return collapse(crawl.Truncate(content, maxField)) }
+
 func (e *extractor) meta(n *html.Node) {
 	name := strings.ToLower(attr(n, "name"))
 	prop := strings.ToLower(attr(n, "property"))
 	content := strings.TrimSpace(attr(n, "content"))
 	switch {
 	case name == "description" && e.desc == "":
-		e.desc = collapse(content)
+		e.desc = metaText(content)
 	case prop == "og:description" && e.ogDesc == "":
-		e.ogDesc = collapse(content)
+		e.ogDesc = metaText(content)
 	case prop == "og:title" && e.ogTitle == "":
-		e.ogTitle = collapse(content)
+		e.ogTitle = metaText(content)
 	case prop == "og:site_name":
-		e.siteName = collapse(content)
+		e.siteName = metaText(content)
 	case (name == "dc.title" || name == "dcterms.title") && e.dcTitle == "":
-		e.dcTitle = collapse(content)
+		e.dcTitle = metaText(content)
 	case (name == "dc.description" || name == "dcterms.description") && e.dcDesc == "":
-		e.dcDesc = collapse(content)
+		e.dcDesc = metaText(content)
 	case name == "robots":
 		for _, d := range strings.Split(strings.ToLower(content), ",") {
 			switch strings.TrimSpace(d) {
@@ -414,7 +423,8 @@ func (e *extractor) linkElement(n *html.Node, href string, st state) {
 		dest = crawl.DestNavigation
 	}
 	lb := e.addLink(n, href, dest, st)
-	if dest == crawl.DestCanonical && lb != nil && e.canonical == "" {
+	// A canonical URL longer than any candidate's names no page crawled.
+	if dest == crawl.DestCanonical && lb != nil && e.canonical == "" && len(e.doc.Links[lb.idx].URL) <= crawl.MaxKeptURLLength {
 		e.canonical = e.doc.Links[lb.idx].URL
 	}
 }

@@ -518,6 +518,7 @@ func TestExtractCanonicalAndRobots(t *testing.T) {
 		{"nofollow", `<meta name="ROBOTS" content="nofollow">`, "<nil>", false, true},
 		{"none", `<meta name="robots" content="none">`, "<nil>", true, true},
 		{"other crawlers' directives are not ours", `<meta name="otherbot" content="noindex">`, "<nil>", false, false},
+		{"a canonical longer than a candidate's URL may be", `<link rel="canonical" href="/` + strings.Repeat("c", crawl.MaxKeptURLLength) + `">`, "<nil>", false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -643,5 +644,30 @@ func TestSpaceRuns(t *testing.T) {
 		if got := spaceRuns(s); got != want {
 			t.Errorf("spaceRuns(%q) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// TestExtractMetaBounded: meta fields as long as a page makes them keep
+// their head only (the AWS home keeps them in one item of at most 400 KB).
+func TestExtractMetaBounded(t *testing.T) {
+	long := strings.Repeat("word ", 100_000)
+	for _, tc := range []struct{ name, html string }{
+		{"description", `<title>T</title><meta name="description" content="` + long + `">`},
+		{"og:description", `<title>T</title><meta property="og:description" content="` + long + `">`},
+		{"dc.description", `<title>T</title><meta name="dc.description" content="` + long + `">`},
+		{"og:title", `<meta property="og:title" content="` + long + `">`},
+		{"dc.title", `<meta name="dc.title" content="` + long + `">`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Extract(page, tc.html+"<p>Body text.</p>", "")
+			for field, v := range map[string]*string{"title": d.Title, "headline": d.Headline, "description": d.Description} {
+				if v != nil && len(*v) > maxField+len("…") {
+					t.Errorf("%s of %d bytes, want at most %d", field, len(*v), maxField)
+				}
+			}
+			if d.Title == nil && d.Description == nil && d.Headline == nil {
+				t.Error("the field was not read at all")
+			}
+		})
 	}
 }
