@@ -126,3 +126,48 @@ func TestSitemapURLsTooLong(t *testing.T) {
 		t.Errorf("enqueued %q, want %q", got, want)
 	}
 }
+
+// TestInvalidLinksPacked: hrefs that are no URL are sent once each,
+// packed as links are (a page of thousands of them is a few messages),
+// and do not count toward MaxURLsFromPage.
+func TestInvalidLinksPacked(t *testing.T) {
+	ctx := context.Background()
+	blobs, err := blobfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page strings.Builder
+	page.WriteString(`<title>Bad links</title><a href="/ok">ok</a>`)
+	for i := range 3000 {
+		fmt.Fprintf(&page, `<a href="http://[bad%d/">b</a>`, i%1500)
+	}
+	body := []byte(page.String())
+	key := crawl.BodyKey(body)
+	if err := blobs.Put(ctx, key, body); err != nil {
+		t.Fatal(err)
+	}
+	var enq, sum sent
+	p := New(blobs, noCanonical{}, &enq, &sum, Config{MaxURLsFromPage: 1, LinksPerMessage: 1000}, slog.New(slog.DiscardHandler))
+	if err := p.Handle(ctx, crawl.ParseTask{URL: "http://example.com/", CrawlUUID: "c1", BodyKey: key, MIMEType: "text/html"}); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, b := range enq.bodies {
+		ev, err := crawl.ParseEnqueueEvent(b)
+		if err != nil {
+			t.Fatalf("a message the scheduler cannot read: %v", err)
+		}
+		for _, e := range ev.Each() {
+			count[e.URL]++
+			if e.Overflow {
+				t.Errorf("%s marked past MaxURLsFromPage", e.URL)
+			}
+		}
+	}
+	if len(count) != 1501 || count["http://example.com/ok"] != 1 || count["http://[bad7/"] != 1 {
+		t.Errorf("%d URLs sent (ok %d, one invalid %d times), want 1,501, each once", len(count), count["http://example.com/ok"], count["http://[bad7/"])
+	}
+	if len(enq.bodies) > 3 {
+		t.Errorf("%d messages for 1,501 URLs, want at most 3", len(enq.bodies))
+	}
+}

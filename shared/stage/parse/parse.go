@@ -202,43 +202,54 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 		pack, size = crawl.EnqueueEvent{}, 0
 	}
 	followed, most := 0, p.maxLinks(t)
-	for _, l := range doc.Links {
-		if seen[l.URL] || !Follows(l.DestinationType) || l.RelNofollow && !p.cfg.FollowNofollow {
-			continue
-		}
-		seen[l.URL] = true
-		if len(l.URL) > crawl.MaxURLLength {
+	// add sends u as a link of the page, packed with the others when
+	// LinksPerMessage allows; counted, it is one of the links followed
+	// (MaxURLsFromPage).
+	add := func(u string, counted bool) {
+		if len(u) > crawl.MaxURLLength {
 			// No event may carry it, and the scheduler would not keep it
 			// (schedule.TooLong): it stays in the page's links.
-			continue
+			return
 		}
 		ev := base
-		ev.URL = l.URL
-		// Past MaxURLsFromPage a link is recorded (too-many-urls), not crawled.
-		ev.Overflow = most > 0 && followed >= most
-		followed++
+		ev.URL = u
+		if counted {
+			// Past MaxURLsFromPage a link is recorded (too-many-urls), not crawled.
+			ev.Overflow = most > 0 && followed >= most
+			followed++
+		}
 		if p.cfg.LinksPerMessage > 1 {
 			if len(pack.URLs) > 0 && (pack.Overflow != ev.Overflow || len(pack.URLs) >= min(p.cfg.LinksPerMessage, crawl.MaxEventURLs) ||
-				size+len(l.URL)+8 > maxLinksMessage-len(t.URL)-256) {
+				size+len(u)+8 > maxLinksMessage-len(t.URL)-256) {
 				flush()
 			}
 			if len(pack.URLs) == 0 {
 				pack = base
 				pack.Overflow = ev.Overflow
 			}
-			pack.URLs = append(pack.URLs, l.URL)
-			size += len(l.URL) + 8 // quotes, comma, and room for escapes
-			continue
+			pack.URLs = append(pack.URLs, u)
+			size += len(u) + 8 // quotes, comma, and room for escapes
+			return
 		}
 		evs = append(evs, ev)
 	}
-	flush()
-	for _, raw := range doc.InvalidLinks {
-		if len(raw) > crawl.MaxURLLength {
-			continue // as above
+	for _, l := range doc.Links {
+		if seen[l.URL] || !Follows(l.DestinationType) || l.RelNofollow && !p.cfg.FollowNofollow {
+			continue
 		}
-		evs = append(evs, crawl.EnqueueEvent{URL: raw, Hops: t.Hops + 1, MaxDepth: t.MaxDepth, Parent: t.URL})
+		seen[l.URL] = true
+		add(l.URL, true)
 	}
+	// Hrefs that are no URL, each once, recorded as invalid by the
+	// scheduler: packed as the links are, so that a page of a hundred
+	// thousand of them is a hundred messages, not a hundred thousand.
+	for _, raw := range doc.InvalidLinks {
+		if !seen[raw] {
+			seen[raw] = true
+			add(raw, false)
+		}
+	}
+	flush()
 	if len(evs) == 0 {
 		return nil
 	}
