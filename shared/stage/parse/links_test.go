@@ -128,8 +128,9 @@ func TestSitemapURLsTooLong(t *testing.T) {
 }
 
 // TestInvalidLinksPacked: hrefs that are no URL are sent once each,
-// packed as links are (a page of thousands of them is a few messages),
-// and do not count toward MaxURLsFromPage.
+// packed as links are (a page of thousands of them is a few messages,
+// each within SQS's size however JSON escapes them), and do not count
+// toward MaxURLsFromPage; one too long to record is not sent.
 func TestInvalidLinksPacked(t *testing.T) {
 	ctx := context.Background()
 	blobs, err := blobfs.New(t.TempDir())
@@ -141,6 +142,12 @@ func TestInvalidLinksPacked(t *testing.T) {
 	for i := range 3000 {
 		fmt.Fprintf(&page, `<a href="http://[bad%d/">b</a>`, i%1500)
 	}
+	// Hrefs that JSON makes six times longer (control characters), and
+	// one too long to record.
+	for i := range 100 {
+		fmt.Fprintf(&page, `<a href="http://[ctl%d/%s">c</a>`, i, strings.Repeat("\x01", 2000))
+	}
+	fmt.Fprintf(&page, `<a href="http://[long/%s">l</a>`, strings.Repeat("x", crawl.MaxKeptURLLength))
 	body := []byte(page.String())
 	key := crawl.BodyKey(body)
 	if err := blobs.Put(ctx, key, body); err != nil {
@@ -153,6 +160,9 @@ func TestInvalidLinksPacked(t *testing.T) {
 	}
 	count := map[string]int{}
 	for _, b := range enq.bodies {
+		if len(b) > crawl.MaxMessageBytes {
+			t.Errorf("a message of %d bytes, over SQS's %d", len(b), crawl.MaxMessageBytes)
+		}
 		ev, err := crawl.ParseEnqueueEvent(b)
 		if err != nil {
 			t.Fatalf("a message the scheduler cannot read: %v", err)
@@ -164,10 +174,10 @@ func TestInvalidLinksPacked(t *testing.T) {
 			}
 		}
 	}
-	if len(count) != 1501 || count["http://example.com/ok"] != 1 || count["http://[bad7/"] != 1 {
-		t.Errorf("%d URLs sent (ok %d, one invalid %d times), want 1,501, each once", len(count), count["http://example.com/ok"], count["http://[bad7/"])
+	if len(count) != 1601 || count["http://example.com/ok"] != 1 || count["http://[bad7/"] != 1 {
+		t.Errorf("%d URLs sent (ok %d, one invalid %d times), want 1,601, each once", len(count), count["http://example.com/ok"], count["http://[bad7/"])
 	}
-	if len(enq.bodies) > 3 {
-		t.Errorf("%d messages for 1,501 URLs, want at most 3", len(enq.bodies))
+	if len(enq.bodies) > 10 {
+		t.Errorf("%d messages for 1,601 URLs, want at most 10", len(enq.bodies))
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/web/textenc"
@@ -203,14 +204,9 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 	}
 	followed, most := 0, p.maxLinks(t)
 	// add sends u as a link of the page, packed with the others when
-	// LinksPerMessage allows; counted, it is one of the links followed
-	// (MaxURLsFromPage).
-	add := func(u string, counted bool) {
-		if len(u) > crawl.MaxURLLength {
-			// No event may carry it, and the scheduler would not keep it
-			// (schedule.TooLong): it stays in the page's links.
-			return
-		}
+	// LinksPerMessage allows, taking room bytes of the message; counted,
+	// it is one of the links followed (MaxURLsFromPage).
+	add := func(u string, room int, counted bool) {
 		ev := base
 		ev.URL = u
 		if counted {
@@ -220,7 +216,7 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 		}
 		if p.cfg.LinksPerMessage > 1 {
 			if len(pack.URLs) > 0 && (pack.Overflow != ev.Overflow || len(pack.URLs) >= min(p.cfg.LinksPerMessage, crawl.MaxEventURLs) ||
-				size+len(u)+8 > maxLinksMessage-len(t.URL)-256) {
+				size+room > maxLinksMessage-len(t.URL)-256) {
 				flush()
 			}
 			if len(pack.URLs) == 0 {
@@ -228,7 +224,7 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 				pack.Overflow = ev.Overflow
 			}
 			pack.URLs = append(pack.URLs, u)
-			size += len(u) + 8 // quotes, comma, and room for escapes
+			size += room
 			return
 		}
 		evs = append(evs, ev)
@@ -238,16 +234,34 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 			continue
 		}
 		seen[l.URL] = true
-		add(l.URL, true)
+		if len(l.URL) > crawl.MaxURLLength {
+			// No event may carry it, and the scheduler would not keep it
+			// (schedule.TooLong): it stays in the page's links.
+			continue
+		}
+		// A normalized URL is percent-encoded: JSON escapes nothing in
+		// it but a rare quote or backslash.
+		add(l.URL, len(l.URL)+8, true)
 	}
 	// Hrefs that are no URL, each once, recorded as invalid by the
 	// scheduler: packed as the links are, so that a page of a hundred
 	// thousand of them is a hundred messages, not a hundred thousand.
+	// Their room is what JSON (and SQS, sqsq) makes of them, up to six
+	// bytes a byte. One longer than a candidate's URL may be cannot be
+	// recorded (it is the record's key) and is only counted here.
+	long := 0
 	for _, raw := range doc.InvalidLinks {
-		if !seen[raw] {
+		switch {
+		case seen[raw]:
+		case len(raw) > crawl.MaxKeptURLLength:
+			long++
+		default:
 			seen[raw] = true
-			add(raw, false)
+			add(raw, encodedSize(raw)+8, false)
 		}
+	}
+	if long > 0 {
+		p.log.WarnContext(ctx, "hrefs that are no URL, too long to record", "url", t.URL, "count", long, "max_bytes", crawl.MaxKeptURLLength)
 	}
 	flush()
 	if len(evs) == 0 {
@@ -263,6 +277,14 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 		return fmt.Errorf("enqueue %d links of %s: %w", len(evs), t.URL, err)
 	}
 	return nil
+}
+
+// encodedSize is at least the bytes s takes as a JSON string in a queue
+// message: json.Marshal's, and three more for each U+FFFE and U+FFFF,
+// which an SQS queue sends escaped (sqsq).
+func encodedSize(s string) int {
+	b, _ := json.Marshal(s) // a string always encodes
+	return len(b) + 3*(strings.Count(s, "\uFFFE")+strings.Count(s, "\uFFFF"))
 }
 
 // EncodeEvents encodes enqueue events as queue messages: JSON, not
