@@ -193,8 +193,10 @@ func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n-- // cut at a character's start
+	// Cut at a character's start: at most three bytes back, so that a
+	// run of bytes that are no UTF-8 is cut where n says.
+	for back := 0; back < utf8.UTFMax-1 && n > 0 && !utf8.RuneStart(s[n]); back++ {
+		n--
 	}
 	return s[:n] + "…"
 }

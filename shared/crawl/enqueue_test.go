@@ -202,3 +202,21 @@ func TestSampleEvents(t *testing.T) {
 		}
 	}
 }
+
+func TestTruncate(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly", 7, "exactly"},
+		{"abcdef", 3, "abc…"},
+		{"aééé", 4, "aé…"}, // not inside the second é
+		{"HTTP \x80\x80\x80\x80\x80\x80\x80", 10, "HTTP \x80\x80…"}, // bytes that are no UTF-8: cut where n says, less at most three
+	} {
+		if got := crawl.Truncate(tc.in, tc.n); got != tc.want {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+		}
+	}
+}

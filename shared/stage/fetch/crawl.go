@@ -70,7 +70,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		if msg != "" {
 			// A server's words (a status line, a Location) can run to
 			// megabytes; the log keeps their head.
-			msg = strings.ToValidUTF8(crawl.Truncate(msg, crawl.MaxLogMessage), "\uFFFD")
+			msg = crawl.Truncate(strings.ToValidUTF8(msg, "\uFFFD"), crawl.MaxLogMessage)
 			cr.Log.Message = &msg
 		}
 		return out, nil
@@ -239,7 +239,9 @@ func (f *Fetcher) rules(ctx context.Context, u *url.URL, t crawl.FetchTask) (*ro
 		var bodies [][]byte
 		for _, sm := range sitemaps {
 			if len(sm) > crawl.MaxURLLength {
-				continue // no event may carry it, nor would the scheduler keep it
+				// No event may carry it, nor would the scheduler keep it.
+				f.log.WarnContext(ctx, "robots.txt Sitemap URL too long to crawl", "robots", robots.URL(u), "bytes", len(sm), "max_bytes", crawl.MaxURLLength)
+				continue
 			}
 			b, _ := json.Marshal(crawl.EnqueueEvent{URL: sm, Hops: 1, MaxDepth: t.MaxDepth, Parent: robots.URL(u)})
 			bodies = append(bodies, b)

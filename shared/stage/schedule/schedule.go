@@ -508,14 +508,13 @@ func isRetryableFilter(code *crawl.ExitCode) bool {
 		*code == crawl.ExitTooManyURLs)
 }
 
-// invalid is the decision for an invalid URL found in a page: kept as a
-// filtered candidate, so the outcome can be read back.
-// hostname is host[:port] without its port.
+// hostname is host[:port] without its port, and without the trailing
+// dot of a fully qualified name, which DNS does not count.
 func hostname(host string) string {
 	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
-		return host[:i]
+		host = host[:i]
 	}
-	return host
+	return strings.TrimSuffix(host, ".")
 }
 
 // tooLong is the decision for a link of n bytes, more than
@@ -525,6 +524,8 @@ func (s *Scheduler) tooLong(ctx context.Context, ev crawl.EnqueueEvent, n int) d
 	return decision{out: TooLong}
 }
 
+// invalid is the decision for an invalid URL found in a page: kept as a
+// filtered candidate, so the outcome can be read back.
 func (s *Scheduler) invalid(ev crawl.EnqueueEvent, cause error) decision {
 	code := crawl.ExitInvalidURL
 	c := crawl.Candidate{

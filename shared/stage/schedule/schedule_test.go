@@ -565,12 +565,13 @@ func TestAdmit(t *testing.T) {
 			total: 2,
 		},
 		{
+			// 253 bytes, and the trailing dot of a fully qualified name.
 			name:   "a link whose host name is as long as DNS resolves",
 			policy: noLimit(),
 			before: []crawl.EnqueueEvent{seed(home)},
-			ev:     link("http://"+strings.Repeat("a.", 122)+"example:8080/", 1),
+			ev:     link("http://"+strings.Repeat("a.", 123)+"example.:8080/", 1),
 			want:   Filtered, // out of scope, and recorded
-			cand: &candWant{url: "http://" + strings.Repeat("a.", 122) + "example:8080/", state: crawl.StateFiltered,
+			cand: &candWant{url: "http://" + strings.Repeat("a.", 123) + "example.:8080/", state: crawl.StateFiltered,
 				exit: ptr(crawl.ExitOutOfScope), hops: 1, typ: crawl.CrawlFirst, parent: home},
 			total: 2,
 		},
