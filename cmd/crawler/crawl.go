@@ -155,11 +155,7 @@ func (f *crawlFlags) config(ctx context.Context, dd *pipeline.DataDir, seeds []s
 	}
 	cfg := pipeline.Config{
 		Seeds: seeds, Concurrency: f.concurrency, MaxPages: f.maxPages, Recrawl: f.recrawl, Fetch: fc, Log: log,
-		Client: &http.Client{Transport: &http.Transport{
-			Proxy: nil, DialContext: dialer.DialContext, MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second,
-			ResponseHeaderTimeout: f.timeout, TLSHandshakeTimeout: f.timeout, DisableCompression: true,
-			MaxResponseHeaderBytes: crawl.MaxResponseHeaderBytes,
-		}},
+		Client: &http.Client{Transport: fetch.Transport(dialer.DialContext, f.timeout)},
 	}
 	cfg.Policy.MaxDepth, cfg.Policy.Include, cfg.Policy.Exclude = f.maxDepth, f.include, f.exclude
 	cfg.Parse.MaxURLsFromPage, cfg.Parse.FollowNofollow = f.maxURLsFromPage, f.followNofollow

@@ -86,9 +86,5 @@ func Config(s stack.Settings, agentUUID string) fetch.Config {
 func HTTPClient(s stack.Settings) *http.Client {
 	dialer := safedial.New(s.Timeout)
 	dialer.AllowPrivate = s.AllowPrivate
-	return &http.Client{Transport: &http.Transport{
-		Proxy: nil, DialContext: dialer.DialContext, MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second,
-		ResponseHeaderTimeout: s.Timeout, TLSHandshakeTimeout: s.Timeout, DisableCompression: true,
-		MaxResponseHeaderBytes: crawl.MaxResponseHeaderBytes,
-	}}
+	return &http.Client{Transport: fetch.Transport(dialer.DialContext, s.Timeout)}
 }
