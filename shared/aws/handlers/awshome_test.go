@@ -16,11 +16,13 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/google/uuid"
 
@@ -57,6 +59,12 @@ type awsHome struct {
 	// from template.yaml, for a test that times a crawl.
 	maxWindow time.Duration
 
+	// trace is what the pump and the clients saw go wrong (an attempt
+	// that failed, a batch that came back), shown if the test fails:
+	// an emulator that lost an answer looks like the crawler losing a
+	// message.
+	trace *lineSink
+
 	mu         sync.Mutex
 	deliveries map[string][]delivery // fetch tasks handed to a fetcher, by URL
 }
@@ -65,6 +73,11 @@ type awsHome struct {
 type delivery struct {
 	messageID, crawlUUID string
 	receiveCount         int
+}
+
+// tracef adds a line to the trace.
+func (h *awsHome) tracef(format string, args ...any) {
+	fmt.Fprintf(h.trace, time.Now().UTC().Format("15:04:05.000")+" "+format+"\n", args...)
 }
 
 // fetchesAllowed is how many requests for u the fetch tasks delivered
@@ -93,7 +106,14 @@ func (h *awsHome) fetchesAllowed(u string) (int, []delivery) {
 
 func newAWSHome(t testing.TB, mod func(*stack.Settings)) *awsHome {
 	t.Helper()
-	c := emulatorClients(t, nil)
+	trace := &lineSink{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			lines := strings.Split(strings.TrimSpace(string(trace.take())), "\n")
+			t.Logf("what the pump and the clients saw fail (the last %d lines):\n%s", min(len(lines), 100), strings.Join(lines[max(0, len(lines)-100):], "\n"))
+		}
+	})
+	c := emulatorClients(t, nil, attemptLog(trace))
 	ctx := context.Background()
 	p := "h" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
 	s := stack.Settings{
@@ -110,7 +130,7 @@ func newAWSHome(t testing.TB, mod func(*stack.Settings)) *awsHome {
 	if _, err := c.S3.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(s.Bucket)}); err != nil {
 		t.Fatal(err)
 	}
-	h := &awsHome{t: t, settings: s, clients: c, queues: map[string]*sqsq.Queue{}, db: dynamo.New(c.DynamoDB, s.Tables, dynamo.WithBlobs(s3blob.New(c.S3, s.Bucket)))}
+	h := &awsHome{t: t, trace: trace, settings: s, clients: c, queues: map[string]*sqsq.Queue{}, db: dynamo.New(c.DynamoDB, s.Tables, dynamo.WithBlobs(s3blob.New(c.S3, s.Bucket)))}
 	for _, name := range []string{"enqueue", "fetch", "parse", "summarize"} {
 		for _, n := range []string{name, name + "-dlq"} {
 			out, err := c.SQS.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(p + "-" + n),
@@ -199,7 +219,7 @@ func (h *awsHome) functions(envs int, env environment) ([]function, func(context
 // emulatorClients are clients of the emulators `make test` starts, with
 // m (if not nil) counting every operation; the test is skipped, saying
 // so, when none is configured.
-func emulatorClients(t testing.TB, m *awsmeter.Meter) stack.Clients {
+func emulatorClients(t testing.TB, m *awsmeter.Meter, more ...func(*middleware.Stack) error) stack.Clients {
 	t.Helper()
 	ddb, other := os.Getenv("CRAWLER_TEST_DYNAMODB"), os.Getenv("CRAWLER_TEST_AWS")
 	if ddb == "" || other == "" {
@@ -210,12 +230,35 @@ func emulatorClients(t testing.TB, m *awsmeter.Meter) stack.Clients {
 	if m != nil {
 		api = append(api, m.AddTo)
 	}
+	api = append(api, more...)
 	return stack.Clients{
 		DynamoDB: dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(ddb), Credentials: creds, APIOptions: api}),
 		SQS:      sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(other), Credentials: creds, APIOptions: api}),
 		S3: s3.New(s3.Options{Region: "us-east-1", BaseEndpoint: aws.String(other), Credentials: creds, UsePathStyle: true,
 			APIOptions: api}),
 		Meter: m,
+	}
+}
+
+// attemptLog writes a line to w for each attempt of an AWS call that
+// failed, whether the SDK then retried it or not, save a condition that
+// did not hold (the stores' expected answer). A receive whose answer was
+// lost hides its messages for the visibility timeout, and the SDK's
+// retry then answers with none: this is where that shows.
+func attemptLog(w io.Writer) func(*middleware.Stack) error {
+	return func(s *middleware.Stack) error {
+		return s.Finalize.Insert(middleware.FinalizeMiddlewareFunc("attemptLog", func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+			out, md, err := next.HandleFinalize(ctx, in)
+			var api smithy.APIError
+			if errors.As(err, &api) && (api.ErrorCode() == "ConditionalCheckFailedException" || api.ErrorCode() == "TransactionCanceledException") {
+				return out, md, err
+			}
+			if err != nil && ctx.Err() == nil {
+				fmt.Fprintf(w, "%s %s %s: an attempt failed: %v\n", time.Now().UTC().Format("15:04:05.000"),
+					awsmiddleware.GetServiceID(ctx), awsmiddleware.GetOperationName(ctx), err)
+			}
+			return out, md, err
+		}), "Retry", middleware.After)
 	}
 }
 
@@ -240,6 +283,9 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 			q := h.queues[f.queue]
 			for ctx.Err() == nil {
 				msgs, err := q.Receive(ctx, size, time.Second)
+				if err != nil && ctx.Err() == nil {
+					h.tracef("receive from %s: %v", f.queue, err)
+				}
 				if err != nil || len(msgs) == 0 {
 					continue
 				}
@@ -247,6 +293,9 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 				// messages, gathered for up to the batching window.
 				for end := time.Now().Add(window); len(msgs) < size && time.Now().Before(end) && ctx.Err() == nil; {
 					more, err := q.Receive(ctx, size-len(msgs), 0)
+					if err != nil && ctx.Err() == nil {
+						h.tracef("receive from %s: %v", f.queue, err)
+					}
 					if err != nil || len(more) == 0 {
 						time.Sleep(50 * time.Millisecond)
 					}
@@ -256,6 +305,11 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 				if f.queue == "fetch" {
 					h.noteDeliveries(msgs)
 				}
+				if f.queue == "enqueue" {
+					for _, m := range msgs {
+						h.tracef("enqueue message %s received (receive %d): %s", m.ID, m.ReceiveCount, crawl.Truncate(string(m.Body), 100))
+					}
+				}
 				for _, m := range msgs {
 					ev.Records = append(ev.Records, events.SQSMessage{MessageId: m.ID, ReceiptHandle: m.ReceiptHandle, Body: string(m.Body),
 						Attributes: map[string]string{"ApproximateReceiveCount": strconvI(m.ReceiveCount)}, EventSource: "aws:sqs"})
@@ -264,7 +318,8 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 				resp, err := f.handle(ictx, ev)
 				icancel()
 				if err != nil {
-					continue // the whole batch comes back
+					h.tracef("%s: a batch of %d failed and comes back whole: %v", f.queue, len(msgs), err)
+					continue
 				}
 				failed := map[string]bool{}
 				for _, f := range resp.BatchItemFailures {
@@ -281,8 +336,11 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 				// way (seen with ministack 1.5.33, which then refuses the
 				// handle it just honoured; AWS accepts a stale handle) is
 				// not the handler's failure.
-				if err := q.Delete(ctx, done...); err != nil && ctx.Err() == nil && !strings.Contains(err.Error(), "ReceiptHandleIsInvalid") {
-					h.t.Errorf("delete from %s: %v", f.queue, err)
+				if err := q.Delete(ctx, done...); err != nil && ctx.Err() == nil {
+					if !strings.Contains(err.Error(), "ReceiptHandleIsInvalid") {
+						h.t.Errorf("delete from %s: %v", f.queue, err)
+					}
+					h.tracef("delete from %s: %v", f.queue, err)
 				}
 			}
 		}()
@@ -520,16 +578,33 @@ var deadLetterQueues = []string{"enqueue-dlq", "fetch-dlq", "parse-dlq", "summar
 // deadLetters receives the messages of the dead-letter queue n, with a
 // few long polls while fewer than want have come: a receive may answer
 // empty while a message is there (SQS samples its servers; under -race
-// the emulator answered so once).
+// the emulator answered so once). Each receive hides what it takes for
+// a second only: under load ministack now and then resets a connection
+// in the middle of its answer, the SDK retries, and the messages the
+// lost answer took would otherwise stay hidden for the queue's 60 s
+// visibility timeout, past every poll here. A message received twice
+// (after its second) counts once.
 func (h *awsHome) deadLetters(ctx context.Context, n string, want int) []sqsq.Message {
 	h.t.Helper()
 	var msgs []sqsq.Message
-	for try := 0; try < 3 && (try == 0 || len(msgs) < want); try++ {
-		got, err := h.queues[n].Receive(ctx, 10, 2*time.Second)
+	seen := map[string]bool{}
+	for try := 0; try < 4 && (try == 0 || len(msgs) < want); try++ {
+		out, err := h.clients.SQS.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(h.queues[n].URL()),
+			MaxNumberOfMessages: 10, WaitTimeSeconds: 2, VisibilityTimeout: 1, MessageAttributeNames: []string{"All"}})
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		msgs = append(msgs, got...)
+		h.tracef("receive from %s: %d messages", n, len(out.Messages))
+		for _, m := range out.Messages {
+			if id := aws.ToString(m.MessageId); !seen[id] {
+				seen[id] = true
+				attrs := map[string]string{}
+				for k, v := range m.MessageAttributes {
+					attrs[k] = aws.ToString(v.StringValue)
+				}
+				msgs = append(msgs, sqsq.Message{ID: id, Body: []byte(aws.ToString(m.Body)), Attributes: attrs})
+			}
+		}
 	}
 	return msgs
 }
