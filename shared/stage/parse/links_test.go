@@ -92,6 +92,58 @@ func TestLinksPacked(t *testing.T) {
 	}
 }
 
+// TestTooLongLinksTakeNoSlot: a link longer than the crawler keeps
+// (recorded too-long by the scheduler) is sent, and takes none of the
+// page's MaxURLsFromPage: the page's ordinary links after it are followed.
+func TestTooLongLinksTakeNoSlot(t *testing.T) {
+	ctx := context.Background()
+	blobs, err := blobfs.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page strings.Builder
+	page.WriteString(`<title>Long links first</title>`)
+	for i := range 3 {
+		fmt.Fprintf(&page, `<a href="/long/%d/%s">l</a>`, i, strings.Repeat("x", crawl.MaxKeptURLLength))
+	}
+	page.WriteString(`<a href="/a">a</a><a href="/b">b</a><a href="/c">c</a>`)
+	body := []byte(page.String())
+	key := crawl.BodyKey(body)
+	if err := blobs.Put(ctx, key, body); err != nil {
+		t.Fatal(err)
+	}
+	for _, per := range []int{1, 100} {
+		var enq, sum sent
+		p := New(blobs, noCanonical{}, &enq, &sum, Config{MaxURLsFromPage: 2, LinksPerMessage: per}, slog.New(slog.DiscardHandler))
+		if err := p.Handle(ctx, crawl.ParseTask{URL: "http://example.com/", CrawlUUID: "c1", BodyKey: key, MIMEType: "text/html"}); err != nil {
+			t.Fatal(err)
+		}
+		followed, overflow, long := map[string]bool{}, map[string]bool{}, 0
+		for _, b := range enq.bodies {
+			ev, err := crawl.ParseEnqueueEvent(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range ev.Each() {
+				switch {
+				case len(e.URL) > crawl.MaxKeptURLLength:
+					long++
+					if e.Overflow {
+						t.Errorf("%d a message: a too-long link marked past MaxURLsFromPage", per)
+					}
+				case e.Overflow:
+					overflow[e.URL] = true
+				default:
+					followed[e.URL] = true
+				}
+			}
+		}
+		if long != 3 || !followed["http://example.com/a"] || !followed["http://example.com/b"] || !overflow["http://example.com/c"] {
+			t.Errorf("%d a message: %d too-long links sent, followed %v, past the limit %v; want 3, a and b, c", per, long, followed, overflow)
+		}
+	}
+}
+
 // TestSitemapURLsTooLong: a sitemap's URL longer than an event may carry
 // is not sent (the scheduler could not read the event, and would
 // dead-letter it); the sitemap's other URLs are.

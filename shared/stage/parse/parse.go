@@ -240,8 +240,11 @@ func (p *Parser) enqueueLinks(ctx context.Context, t crawl.ParseTask, doc crawl.
 			continue
 		}
 		// A normalized URL is percent-encoded: JSON escapes nothing in
-		// it but a rare quote or backslash.
-		add(l.URL, len(l.URL)+8, true)
+		// it but a rare quote or backslash. One longer than the crawler
+		// keeps is sent for the scheduler to record (schedule.TooLong)
+		// and takes none of the page's MaxURLsFromPage: a page of long
+		// junk links first does not crowd out its others.
+		add(l.URL, len(l.URL)+8, len(l.URL) <= crawl.MaxKeptURLLength)
 	}
 	// Hrefs that are no URL, each once, recorded as invalid by the
 	// scheduler: packed as the links are, so that a page of a hundred
