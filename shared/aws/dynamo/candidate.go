@@ -60,6 +60,12 @@ const (
 	// The crawl_uuid of the last crawl RecordCrawl wrote into the
 	// candidate: a redelivered RecordCrawl finds it and writes nothing.
 	caRecorded = "recorded_crawl_uuid"
+	// When the URL's last crawl answered 304 Not Modified, the time it
+	// started (RecordCrawl writes it with the crawl). It extends the
+	// open generation, if that was first seen at or before it: the head
+	// item is not written for an unchanged page (genItem.seen,
+	// docs/aws.md "Tables").
+	caUnchangedAt = "unchanged_at"
 	// A random token each PutCandidate writes, so that a write refused
 	// on the SDK's retry can tell its own applied attempt (the item holds
 	// its token) from another writer's identical write, such as a second
@@ -349,6 +355,9 @@ func (d *DB) candidateUpdate(ctx context.Context, c crawl.Candidate, countCrawl 
 		cond = u.name(caVersion) + " = " + u.value(fxN(c.Version))
 	}
 	if recording != "" {
+		if c.LastCrawlExitCode != nil && *c.LastCrawlExitCode == crawl.ExitUnchanged && c.LastCrawlTime != nil {
+			u.set(caUnchangedAt, fxN(*c.LastCrawlTime))
+		}
 		u.set(caRecorded, fxS(recording))
 		rec := u.name(caRecorded)
 		cond = "(" + cond + ") AND (attribute_not_exists(" + rec + ") OR " + rec + " <> " + u.value(fxS(recording)) + ")"

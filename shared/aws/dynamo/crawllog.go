@@ -207,6 +207,35 @@ func (d *DB) candidateItem(ctx context.Context, u string) (map[string]types.Attr
 	return out.Item, nil
 }
 
+// unchangedAt reads when u's last crawl that answered 304 started (the
+// candidate's unchanged_at), 0 when none did or there is no candidate.
+// An eventually consistent read is half a read unit, and a 304 it does
+// not see yet is only written again (extendOpen).
+func (d *DB) unchangedAt(ctx context.Context, u string, consistent bool) (int64, error) {
+	if !keyable(u) {
+		return 0, nil
+	}
+	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(d.t.Candidates),
+		Key:                      map[string]types.AttributeValue{caURL: fxS(u)},
+		ConsistentRead:           aws.Bool(consistent),
+		ProjectionExpression:     aws.String("#a"),
+		ExpressionAttributeNames: map[string]string{"#a": caUnchangedAt},
+	})
+	if err != nil {
+		return 0, fmt.Errorf("read when %s last answered 304: %w", u, err)
+	}
+	r := fxReader{m: out.Item}
+	at := r.optInt(caUnchangedAt)
+	if r.err != nil {
+		return 0, fmt.Errorf("candidate %s: %w", u, r.err)
+	}
+	if at == nil {
+		return 0, nil
+	}
+	return *at, nil
+}
+
 // crawlRecorded reports whether a crawl log item exists.
 func (d *DB) crawlRecorded(ctx context.Context, crawlUUID string) (bool, error) {
 	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{

@@ -206,6 +206,7 @@ type genItem struct {
 	FirstSeen       int64
 	LastSeen        int64 // as stored in the item; see seen
 	HeadLastSeen    int64 // the head's open_last_seen, for the open generation; 0 when none
+	UnchangedAt     int64 // the candidate's unchanged_at, for the open generation first seen at or before it; 0 when none
 	ConfirmedEnd    *int64
 	MarkedDuplicate bool
 	TextPileID      *int64
@@ -239,8 +240,20 @@ func (g *genItem) generation() crawl.EntityGeneration {
 }
 
 // seen is the generation's last_seen: its item's, or the head's when a
-// crawl has moved it on since the item was written.
-func (g *genItem) seen() int64 { return max(g.LastSeen, g.HeadLastSeen) }
+// crawl has moved it on since the item was written, or the last 304's
+// the candidate keeps (withUnchanged).
+func (g *genItem) seen() int64 { return max(g.LastSeen, g.HeadLastSeen, g.UnchangedAt) }
+
+// withUnchanged notes on g, the URL's open generation, when the URL's
+// last 304 Not Modified came (the candidate's unchanged_at, 0 for none):
+// a 304 extends the generation open when it came, if that was first seen
+// at or before it. The generation a later crawl opened is not extended
+// by an earlier 304.
+func (g *genItem) withUnchanged(at int64) {
+	if g != nil && at >= g.FirstSeen {
+		g.UnchangedAt = at
+	}
+}
 
 // withHead notes the head item's open_last_seen on g when the head names
 // g as the URL's open generation.

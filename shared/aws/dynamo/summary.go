@@ -86,6 +86,11 @@ func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration
 	if err := g.withHead(head); err != nil {
 		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: %w", u, err)
 	}
+	at, err := d.unchangedAt(ctx, u, true)
+	if err != nil {
+		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: %w", u, err)
+	}
+	g.withUnchanged(at)
 	return crawl.OpenGeneration{Generation: g.generation(), ContentKey: g.ContentKey, NoIndex: g.NoIndex}, nil
 }
 
@@ -374,19 +379,29 @@ func (d *DB) openedBy(ctx context.Context, s crawl.SummaryUpdate) (bool, error) 
 	return it != nil, nil
 }
 
-// extendOpen applies a 304 (crawl.GenerationExtendOpen) with one
-// conditional write and no read: the head's open_last_seen moves on to
-// s.SeenAt if the head names a generation, first seen at or before
-// s.SeenAt (its sort key says when), and not yet seen at or after it.
-// Any other head is left as it is: no generation open, a late crawl, or
-// a redelivery of this one. It returns whether the head moved.
+// extendOpen applies a 304 (crawl.GenerationExtendOpen). RecordCrawl
+// has settled it already, as a rule: the candidate's unchanged_at, which
+// it wrote with the crawl, extends the open generation where it is read
+// (genItem.withUnchanged), and one eventually consistent read of it (half
+// a read unit) finds that nothing is left to write. Otherwise (a crawl
+// recorded by an earlier version, or a read that does not see the write
+// yet) it writes what the crawl changed on the head, with one
+// conditional write: the head's open_last_seen moves on to s.SeenAt if
+// the head names a generation, first seen at or before s.SeenAt (its
+// sort key says when), and not yet seen at or after it. Any other head
+// is left as it is: no generation open, a late crawl, or a redelivery of
+// this one. It returns whether the head moved.
 //
 // Such a crawl puts no crawl summary item: the write is idempotent by
 // its condition, the crawl log item holds the crawl's columns, and the
-// head's last_seen is what the crawl changed. That is a write unit a
-// recrawled page less, and the reads of the head and the open
-// generation that deciding an extension took (docs/aws.md, "Tables").
+// open generation's last_seen is what the crawl changed (docs/aws.md,
+// "Tables").
 func (d *DB) extendOpen(ctx context.Context, s crawl.SummaryUpdate) (bool, error) {
+	if at, err := d.unchangedAt(ctx, s.URL, false); err != nil {
+		return false, fmt.Errorf("extend the open generation: %w", err)
+	} else if at >= s.SeenAt {
+		return false, nil
+	}
 	e := &fxExpr{}
 	cond := "attribute_exists(" + e.name(gaOpenID) + ") AND " + e.name(gaOpenSK) + " <= " + e.value(fxS(genSK(s.SeenAt, math.MaxInt64))) +
 		" AND (attribute_not_exists(" + e.name(gaOpenLastSeen) + ") OR " + e.name(gaOpenLastSeen) + " < " + e.value(fxN(s.SeenAt)) + ")"
@@ -523,6 +538,12 @@ func (d *DB) openGeneration(ctx context.Context, s crawl.SummaryUpdate, head map
 	if err := open.withHead(head); err != nil {
 		return 0, nil, 0, nil, fmt.Errorf("open generation of %s: %w", s.URL, err)
 	}
+	// Closed, it keeps the last 304 before this crawl as its last_seen.
+	at, err := d.unchangedAt(ctx, s.URL, true)
+	if err != nil {
+		return 0, nil, 0, nil, err
+	}
+	open.withUnchanged(at)
 	return action, open, openID, nil, nil
 }
 

@@ -908,10 +908,14 @@ func TestFirstGenerationNoSummaryItem(t *testing.T) {
 	}
 }
 
-// TestNotModifiedOneWrite: a 304 (crawl.GenerationExtendOpen) costs
-// one conditional write of the head and no read, and puts no crawl
-// summary item. A late 304 leaves a newer generation's head as it is,
-// and what the 304s moved on is folded into the generation it closes.
+// TestNotModifiedOneWrite: a 304 costs no write of its own. RecordCrawl
+// notes it on the candidate (unchanged_at) in the write it makes anyway,
+// which readers fold into the open generation's last_seen, and its
+// summary then finds it there with one eventually consistent read. A
+// 304 recorded by an earlier version is written on the head as before:
+// one conditional write. Neither puts a crawl summary item. A generation
+// closed by new content keeps the last 304 as its last_seen, and the one
+// opened is not extended by it.
 func TestNotModifiedOneWrite(t *testing.T) {
 	ctx := context.Background()
 	db, meter := meteredSumDB(t)
@@ -921,33 +925,85 @@ func TestNotModifiedOneWrite(t *testing.T) {
 		su.Crawl.ExitCode, su.HTTP = crawl.ExitUnchanged, &crawl.HTTPSummary{StatusCode: 304}
 		return su
 	}
+	if err := db.PutCandidate(ctx, crawl.Candidate{URL: u, Host: "example.com", State: crawl.StateCrawled, CrawlType: crawl.CrawlFirst}); err != nil {
+		t.Fatal(err)
+	}
+	record := func(crawlUUID string, at int64) {
+		t.Helper()
+		c, err := db.GetCandidate(ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, crawlUUID, at-1
+		if err := db.PutCandidate(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if c, err = db.GetCandidate(ctx, u); err != nil {
+			t.Fatal(err)
+		}
+		cr := contract.UnchangedCrawl(u, crawlUUID, at)
+		next := contract.CrawledAs(c, cr)
+		meter.Take()
+		if fresh, err := db.RecordCrawl(ctx, cr, &next); err != nil || !fresh {
+			t.Fatalf("record %s: %v, %v", crawlUUID, fresh, err)
+		}
+		if used := meter.Take(); used["DynamoDB.UpdateItem"].Calls != 1 || used["DynamoDB.PutItem"].Calls != 1 || len(used.Keys()) != 2 {
+			t.Errorf("recording a 304 made %v, want the candidate's UpdateItem and the log's PutItem", used)
+		}
+	}
+	headSeen := func() types.AttributeValue {
+		return readRawItem(t, db, db.t.Generations, genKey(u, skHead))[gaOpenLastSeen]
+	}
 	sumApply(t, db, contract.SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, contract.TextGen(u, 100, contract.TextPile("same words"), "T")))
 	first := sumOpen(t, db, u).Generation
 
+	record("n1", 200)
+	if got := sumOpen(t, db, u).Generation.LastSeen; got != 200 {
+		t.Errorf("recorded: last seen %d, want 200", got)
+	}
 	meter.Take()
 	sumApply(t, db, notModified("n1", 200))
 	used := meter.Take()
-	if keys := used.Keys(); len(keys) != 1 || keys[0] != "DynamoDB.UpdateItem" || used[keys[0]].Calls != 1 {
-		t.Errorf("a 304 made %v, want one UpdateItem", used)
+	if keys := used.Keys(); len(keys) != 1 || keys[0] != "DynamoDB.GetItem" || used[keys[0]].Calls != 1 {
+		t.Errorf("the summary of a recorded 304 made %v, want one GetItem", used)
 	}
-	if tot := used.Total(); tot.RCU != 0 || tot.WCU > 1 {
-		t.Errorf("a 304 used %.1f read and %.1f write units, want none and one", tot.RCU, tot.WCU)
+	if tot := used.Total(); tot.RCU > 0.5 || tot.WCU != 0 {
+		t.Errorf("the summary of a recorded 304 used %.1f read and %.1f write units, want half a read unit and none", tot.RCU, tot.WCU)
 	}
-	if it, err := db.getGenTableItem(ctx, u, crawlSK("n1")); err != nil || it != nil {
-		t.Errorf("a 304 put a crawl summary item %v (%v)", it, err)
-	}
-	if got := sumOpen(t, db, u).Generation.LastSeen; got != 200 {
-		t.Errorf("last seen %d, want 200", got)
+	if v := headSeen(); v != nil {
+		t.Errorf("the summary of a recorded 304 wrote open_last_seen %v on the head", v)
 	}
 
+	// A 304 recorded by an earlier version: one write of the head.
+	meter.Take()
+	sumApply(t, db, notModified("n2", 300))
+	used = meter.Take()
+	if used["DynamoDB.UpdateItem"].Calls != 1 || used.Total().WCU > 1 {
+		t.Errorf("the summary of a 304 not noted on the candidate made %v, want one UpdateItem", used)
+	}
+	if it, err := db.getGenTableItem(ctx, u, crawlSK("n2")); err != nil || it != nil {
+		t.Errorf("a 304 put a crawl summary item %v (%v)", it, err)
+	}
+	if got := sumOpen(t, db, u).Generation.LastSeen; got != 300 {
+		t.Errorf("last seen %d, want 300", got)
+	}
+
+	record("n3", 350)
+	st, err := db.Status(ctx, u)
+	if err != nil || st.Generation == nil || st.Generation.LastSeen != 350 {
+		t.Errorf("status after a recorded 304: %+v, %v; want last seen 350", st.Generation, err)
+	}
 	sumApply(t, db, contract.SummaryUpdate(u, "c2", 400, crawl.GenerationReplace, first.ID, contract.TextGen(u, 400, contract.TextPile("other words"), "O")))
-	sumApply(t, db, notModified("n3", 350)) // started before the new content was seen
-	if head := readRawItem(t, db, db.t.Generations, genKey(u, skHead)); head[gaOpenLastSeen] != nil {
-		t.Errorf("a 304 older than the open generation wrote open_last_seen %v", head[gaOpenLastSeen])
+	if got := sumOpen(t, db, u).Generation; got.FirstSeen != 400 || got.LastSeen != 400 {
+		t.Errorf("the new generation: first and last seen %d, %d; want 400, 400", got.FirstSeen, got.LastSeen)
 	}
 	closed := readRawItem(t, db, db.t.Generations, genKey(u, genSK(first.FirstSeen, first.ID)))
-	if seen, _ := fxReadN(closed, gaLastSeen); seen != 200 {
-		t.Errorf("the closed generation's last_seen = %d, want the 304's 200", seen)
+	if seen, _ := fxReadN(closed, gaLastSeen); seen != 350 {
+		t.Errorf("the closed generation's last_seen = %d, want the last 304's 350", seen)
+	}
+	sumApply(t, db, notModified("n5", 380)) // started before the new content was seen
+	if head := headSeen(); head != nil {
+		t.Errorf("a 304 older than the open generation wrote open_last_seen %v", head)
 	}
 }
 

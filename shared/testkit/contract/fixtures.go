@@ -54,6 +54,17 @@ func RedirectCrawl(u, to, crawlUUID string) crawl.Crawl {
 	}
 }
 
+// UnchangedCrawl is a recrawl of u, started at at, that a conditional
+// GET answered 304 Not Modified.
+func UnchangedCrawl(u, crawlUUID string, at int64) crawl.Crawl {
+	return crawl.Crawl{
+		Log: crawl.CrawlLog{AgentUUID: AgentUUID, URL: u, CrawlType: crawl.CrawlRecrawl, CrawlUUID: crawlUUID,
+			TimeStarted: at, TimeTakenMS: 3, ExitCode: crawl.ExitUnchanged},
+		Requests: []crawl.Request{{URL: u, TimeSent: at, DurationMS: ptr(int64(2)), RobotsTxtApproved: true,
+			ExitCode: crawl.ExitUnchanged, HTTPStatusCode: ptr(304), HTTPETag: ptr(`"v1"`)}},
+	}
+}
+
 // FailedCrawl is a crawl of u that timed out: a log and one request.
 func FailedCrawl(u, crawlUUID string) crawl.Crawl {
 	return crawl.Crawl{

@@ -44,6 +44,7 @@ func summaries(t *testing.T, open Opener) {
 			}
 		}},
 		{"NotModified", func(t *testing.T) { notModified(t, open(t)) }},
+		{"NotModifiedRecorded", func(t *testing.T) { notModifiedRecorded(t, open(t)) }},
 		{"Idempotent", func(t *testing.T) { summaryIdempotent(t, open(t)) }},
 		{"Conflict", func(t *testing.T) { summaryConflict(t, open(t)) }},
 		{"Concurrent", func(t *testing.T) { summaryConcurrent(t, open(t)) }},
@@ -312,6 +313,66 @@ func notModified(t *testing.T, s Metadata) {
 			t.Errorf("status shows generation %+v, want none", g)
 		}
 	})
+}
+
+// notModifiedRecorded: a 304 as the fetch stage and the summarizer
+// handle it (RecordCrawl of the crawl with the candidate it leaves, then
+// its summary) extends the open generation as notModified's do, whichever
+// of the two writes it: OpenGeneration and status show it, a redelivery
+// of either changes nothing, and a generation that new content opens
+// later is not extended by an earlier 304.
+func notModifiedRecorded(t *testing.T, s Metadata) {
+	const u = "http://example.com/"
+	registerAgent(t, s)
+	seen(t, s, u)
+	apply(t, s, SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, TextGen(u, 100, TextPile("alpha"), "A")))
+	unchangedAt := func(crawlUUID string, at int64) (crawl.Crawl, crawl.Candidate, crawl.SummaryUpdate) {
+		c := mustGet(t, s, u)
+		c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, crawlUUID, at-1
+		if err := s.PutCandidate(t.Context(), c); err != nil {
+			t.Fatalf("release %s: %v", crawlUUID, err)
+		}
+		cr := UnchangedCrawl(u, crawlUUID, at)
+		su := SummaryUpdate(u, crawlUUID, at, crawl.GenerationExtendOpen, 0, nil)
+		su.Crawl.ExitCode, su.HTTP = crawl.ExitUnchanged, &crawl.HTTPSummary{StatusCode: 304, ETag: ptr(`"v1"`)}
+		return cr, CrawledAs(mustGet(t, s, u), cr), su
+	}
+	check := func(t *testing.T, gens int, first, last int64) {
+		t.Helper()
+		o := openGen(t, s, u).Generation
+		g := mustStatus(t, s, u).Generation
+		if g == nil {
+			t.Fatal("status shows no generation")
+		}
+		if g.Generations != gens || o.FirstSeen != first || o.LastSeen != last || g.LastSeen != last {
+			t.Errorf("%d generations, open one first seen %d, last seen %d (status: %d); want %d, %d, %d",
+				g.Generations, o.FirstSeen, o.LastSeen, g.LastSeen, gens, first, last)
+		}
+	}
+	cr, next, su := unchangedAt("n1", 200)
+	if fresh, err := s.RecordCrawl(t.Context(), cr, &next); err != nil || !fresh {
+		t.Fatalf("record the 304: %v, %v", fresh, err)
+	}
+	apply(t, s, su)
+	check(t, 1, 100, 200)
+	t.Run("redelivered", func(t *testing.T) {
+		held := snapshot(t, s)
+		if fresh, err := s.RecordCrawl(t.Context(), cr, &next); err != nil || fresh {
+			t.Fatalf("redelivered RecordCrawl = %v, %v; want false, nil", fresh, err)
+		}
+		apply(t, s, su)
+		check(t, 1, 100, 200)
+		unchanged(t, s, held, "a redelivered 304")
+	})
+	cr, next, su = unchangedAt("n2", 300)
+	if fresh, err := s.RecordCrawl(t.Context(), cr, &next); err != nil || !fresh {
+		t.Fatalf("record the second 304: %v, %v", fresh, err)
+	}
+	apply(t, s, su)
+	check(t, 1, 100, 300)
+	first := openGen(t, s, u).Generation
+	apply(t, s, SummaryUpdate(u, "c3", 400, crawl.GenerationReplace, first.ID, TextGen(u, 400, TextPile("beta"), "B")))
+	check(t, 2, 400, 400)
 }
 
 func summaryIdempotent(t *testing.T, s Metadata) {
