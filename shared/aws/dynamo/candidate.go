@@ -60,12 +60,20 @@ const (
 	// The crawl_uuid of the last crawl RecordCrawl wrote into the
 	// candidate: a redelivered RecordCrawl finds it and writes nothing.
 	caRecorded = "recorded_crawl_uuid"
-	// When the URL's last crawl answered 304 Not Modified, the time it
-	// started (RecordCrawl writes it with the crawl). It extends the
-	// open generation, if that was first seen at or before it: the head
-	// item is not written for an unchanged page (genItem.seen,
-	// docs/aws.md "Tables").
+	// The last crawl of the URL that answered 304 Not Modified: when it
+	// started, and when the contentful crawl whose content it confirmed
+	// started (the candidate's last contentful crawl then). RecordCrawl
+	// writes them with the crawl; they extend the generation that
+	// contentful crawl opened or extended (genItem.withUnchanged), so
+	// that the head item is not written for an unchanged page
+	// (docs/aws.md, "Functions and queues").
 	caUnchangedAt = "unchanged_at"
+	caUnchangedOf = "unchanged_of"
+	// The pair above as it was before the last contentful crawl was
+	// recorded: a 304 recorded after that crawl and before its summary
+	// must not take the extension of the generation it closes.
+	caUnchangedPrevAt = "unchanged_prev_at"
+	caUnchangedPrevOf = "unchanged_prev_of"
 	// A random token each PutCandidate writes, so that a write refused
 	// on the SDK's retry can tell its own applied attempt (the item holds
 	// its token) from another writer's identical write, such as a second
@@ -145,7 +153,7 @@ func (d *DB) PutCandidate(ctx context.Context, c crawl.Candidate) error {
 // putCandidate is PutCandidate once the release record is written.
 func (d *DB) putCandidate(ctx context.Context, c crawl.Candidate) error {
 	writeID := newWriteID()
-	in, err := d.candidateUpdate(ctx, c, false, "", writeID)
+	in, err := d.candidateUpdate(ctx, c, nil, writeID)
 	if err != nil {
 		return fmt.Errorf("put candidate %s: %w", c.URL, err)
 	}
@@ -263,9 +271,12 @@ func (d *DB) PutCandidates(ctx context.Context, cs []crawl.Candidate) []error {
 }
 
 // candidateUpdate is the conditional update that writes c as version
-// c.Version+1, also counting a crawl if countCrawl. A due candidate is
-// written under its due partition (duePartition).
-func (d *DB) candidateUpdate(ctx context.Context, c crawl.Candidate, countCrawl bool, recording, writeID string) (*dynamodb.UpdateItemInput, error) {
+// c.Version+1. With rec, the crawl RecordCrawl writes with it, the
+// update names that crawl (recorded_crawl_uuid, conditional on not
+// naming it already), counts it if it sent a request, and notes a 304
+// (unchanged_at, unchanged_of). A due candidate is written under its due
+// partition (duePartition).
+func (d *DB) candidateUpdate(ctx context.Context, c crawl.Candidate, rec *crawl.CrawlLog, writeID string) (*dynamodb.UpdateItemInput, error) {
 	if c.URL == "" {
 		return nil, crawl.E("candidate", crawl.KindInvalid, errors.New("no URL"))
 	}
@@ -342,7 +353,7 @@ func (d *DB) candidateUpdate(ctx context.Context, c crawl.Candidate, countCrawl 
 		u.remove(caDueHost)
 		u.remove(caDueAt)
 	}
-	if countCrawl {
+	if rec != nil && rec.ExitCode.Requested() {
 		u.add(caCrawls, fxN(1))
 	}
 	if writeID != "" {
@@ -354,13 +365,21 @@ func (d *DB) candidateUpdate(ctx context.Context, c crawl.Candidate, countCrawl 
 	} else {
 		cond = u.name(caVersion) + " = " + u.value(fxN(c.Version))
 	}
-	if recording != "" {
-		if c.LastCrawlExitCode != nil && *c.LastCrawlExitCode == crawl.ExitUnchanged && c.LastCrawlTime != nil {
-			u.set(caUnchangedAt, fxN(*c.LastCrawlTime))
+	if rec != nil {
+		switch {
+		case rec.ExitCode == crawl.ExitUnchanged && c.LastContentfulCrawlTime != nil:
+			u.set(caUnchangedAt, fxN(rec.TimeStarted))
+			u.set(caUnchangedOf, fxN(*c.LastContentfulCrawlTime))
+		case rec.ExitCode.Contentful():
+			// The next 304 confirms this crawl's content: the last one
+			// is kept until the summary of this crawl has closed the
+			// generation it extends.
+			u.setFrom(caUnchangedPrevAt, caUnchangedAt)
+			u.setFrom(caUnchangedPrevOf, caUnchangedOf)
 		}
-		u.set(caRecorded, fxS(recording))
-		rec := u.name(caRecorded)
-		cond = "(" + cond + ") AND (attribute_not_exists(" + rec + ") OR " + rec + " <> " + u.value(fxS(recording)) + ")"
+		u.set(caRecorded, fxS(rec.CrawlUUID))
+		name := u.name(caRecorded)
+		cond = "(" + cond + ") AND (attribute_not_exists(" + name + ") OR " + name + " <> " + u.value(fxS(rec.CrawlUUID)) + ")"
 	}
 	return &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(d.t.Candidates),

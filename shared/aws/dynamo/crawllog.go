@@ -116,7 +116,7 @@ func (d *DB) recordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate
 		return d.putCrawlLog(ctx, cr)
 	}
 	// Only a crawl that sent a request counts (crawl.URLStatus.Crawls).
-	upd, err := d.candidateUpdate(ctx, *c, cr.Log.ExitCode.Requested(), cr.Log.CrawlUUID, "")
+	upd, err := d.candidateUpdate(ctx, *c, &cr.Log, "")
 	if err != nil {
 		return false, err
 	}
@@ -207,33 +207,50 @@ func (d *DB) candidateItem(ctx context.Context, u string) (map[string]types.Attr
 	return out.Item, nil
 }
 
-// unchangedAt reads when u's last crawl that answered 304 started (the
-// candidate's unchanged_at), 0 when none did or there is no candidate.
-// An eventually consistent read is half a read unit, and a 304 it does
-// not see yet is only written again (extendOpen).
-func (d *DB) unchangedAt(ctx context.Context, u string, consistent bool) (int64, error) {
+// unchanged reads u's last 304s as RecordCrawl noted them on the
+// candidate (caUnchangedAt): for the last one, and the last one before
+// the last contentful crawl, when it started and when the contentful
+// crawl whose content it confirmed did. An eventually consistent read is
+// half a read unit; a 304 it does not see yet only costs a write of the
+// head (extendOpen) or shows a last_seen a moment old.
+func (d *DB) unchanged(ctx context.Context, u string, consistent bool) ([]unchangedMark, error) {
 	if !keyable(u) {
-		return 0, nil
+		return nil, nil
 	}
 	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(d.t.Candidates),
 		Key:                      map[string]types.AttributeValue{caURL: fxS(u)},
 		ConsistentRead:           aws.Bool(consistent),
-		ProjectionExpression:     aws.String("#a"),
-		ExpressionAttributeNames: map[string]string{"#a": caUnchangedAt},
+		ProjectionExpression:     aws.String("#a, #o, #pa, #po"),
+		ExpressionAttributeNames: map[string]string{"#a": caUnchangedAt, "#o": caUnchangedOf, "#pa": caUnchangedPrevAt, "#po": caUnchangedPrevOf},
 	})
 	if err != nil {
-		return 0, fmt.Errorf("read when %s last answered 304: %w", u, err)
+		return nil, fmt.Errorf("read when %s last answered 304: %w", u, err)
 	}
 	r := fxReader{m: out.Item}
-	at := r.optInt(caUnchangedAt)
+	var marks []unchangedMark
+	for _, k := range [][2]string{{caUnchangedAt, caUnchangedOf}, {caUnchangedPrevAt, caUnchangedPrevOf}} {
+		if at, of := r.optInt(k[0]), r.optInt(k[1]); at != nil && of != nil && *at > 0 && *of > 0 {
+			marks = append(marks, unchangedMark{At: *at, Of: *of})
+		}
+	}
 	if r.err != nil {
-		return 0, fmt.Errorf("candidate %s: %w", u, r.err)
+		return nil, fmt.Errorf("candidate %s: %w", u, r.err)
 	}
-	if at == nil {
-		return 0, nil
+	return marks, nil
+}
+
+// unchangedMark is a 304 noted on a candidate: when it started (At), and
+// when the contentful crawl whose content it confirmed started (Of).
+type unchangedMark struct{ At, Of int64 }
+
+// lastAt is when the last of marks started, 0 for none.
+func lastAt(marks []unchangedMark) int64 {
+	var at int64
+	for _, m := range marks {
+		at = max(at, m.At)
 	}
-	return *at, nil
+	return at
 }
 
 // crawlRecorded reports whether a crawl log item exists.

@@ -244,14 +244,23 @@ func (g *genItem) generation() crawl.EntityGeneration {
 // the candidate keeps (withUnchanged).
 func (g *genItem) seen() int64 { return max(g.LastSeen, g.HeadLastSeen, g.UnchangedAt) }
 
-// withUnchanged notes on g, the URL's open generation, when the URL's
-// last 304 Not Modified came (the candidate's unchanged_at, 0 for none):
-// a 304 extends the generation open when it came, if that was first seen
-// at or before it. The generation a later crawl opened is not extended
-// by an earlier 304.
-func (g *genItem) withUnchanged(at int64) {
-	if g != nil && at >= g.FirstSeen {
-		g.UnchangedAt = at
+// withUnchanged notes on g, the URL's open generation, the 304s
+// RecordCrawl noted on the candidate (DB.unchanged): one started at At
+// extends g if Of, when the contentful crawl whose content it confirmed
+// started, is within g (first seen at or before it, seen at or after
+// it): that crawl's summary opened or extended g. A 304 confirming
+// content whose summary is still to come extends nothing yet, and the
+// generation that summary opens is extended once it is applied; a
+// generation later content opened is not extended by an earlier 304.
+func (g *genItem) withUnchanged(marks []unchangedMark) {
+	if g == nil {
+		return
+	}
+	seen := max(g.LastSeen, g.HeadLastSeen)
+	for _, m := range marks {
+		if g.FirstSeen <= m.Of && m.Of <= seen {
+			g.UnchangedAt = max(g.UnchangedAt, m.At)
+		}
 	}
 }
 

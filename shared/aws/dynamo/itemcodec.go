@@ -132,6 +132,12 @@ func (u *fxUpdate) set(attr string, v types.AttributeValue) {
 	u.sets = append(u.sets, u.name(attr)+" = "+u.value(v))
 }
 
+// setFrom sets attr to the item's from attribute as it was before the
+// update, or to 0 when it had none.
+func (u *fxUpdate) setFrom(attr, from string) {
+	u.sets = append(u.sets, u.name(attr)+" = if_not_exists("+u.name(from)+", "+u.value(fxN(0))+")")
+}
+
 // setOpt sets attr to v, or removes attr when v is nil.
 func (u *fxUpdate) setOpt(attr string, v types.AttributeValue) {
 	if v == nil {

@@ -79,11 +79,11 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 			return s, fmt.Errorf("status of %s: %w", u, err)
 		}
 		if g.ConfirmedEnd == nil {
-			at, err := d.unchangedAt(ctx, u, true)
+			marks, err := d.unchanged(ctx, u, true)
 			if err != nil {
 				return s, fmt.Errorf("status of %s: %w", u, err)
 			}
-			g.withUnchanged(at)
+			g.withUnchanged(marks)
 		}
 		v := &crawl.GenerationView{UUID: g.UUID, FirstSeen: g.FirstSeen, LastSeen: g.seen(), ConfirmedEnd: g.ConfirmedEnd,
 			MarkedDuplicate: g.MarkedDuplicate, DuplicateOf: g.shownDuplicateOf(), Generations: int(count), Links: g.Links}

@@ -54,8 +54,9 @@ import (
 const maxTxItems = 100
 
 // OpenGeneration returns a URL's open generation, or crawl.ErrNotFound.
-// It makes two strongly consistent reads: the URL's head, then the
-// generation it names.
+// It makes two strongly consistent reads, the URL's head and then the
+// generation it names, and, when one is open, an eventually consistent
+// read of the 304s noted on the candidate (withUnchanged).
 func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration, error) {
 	if !keyable(u) {
 		return crawl.OpenGeneration{}, crawl.ErrNotFound
@@ -86,11 +87,13 @@ func (d *DB) OpenGeneration(ctx context.Context, u string) (crawl.OpenGeneration
 	if err := g.withHead(head); err != nil {
 		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: %w", u, err)
 	}
-	at, err := d.unchangedAt(ctx, u, true)
+	// Eventually consistent: a 304 recorded a moment ago is left out,
+	// as one not yet summarized was when the head held them all.
+	marks, err := d.unchanged(ctx, u, false)
 	if err != nil {
 		return crawl.OpenGeneration{}, fmt.Errorf("open generation of %s: %w", u, err)
 	}
-	g.withUnchanged(at)
+	g.withUnchanged(marks)
 	return crawl.OpenGeneration{Generation: g.generation(), ContentKey: g.ContentKey, NoIndex: g.NoIndex}, nil
 }
 
@@ -132,7 +135,10 @@ func (d *DB) FindOriginal(ctx context.Context, digest []byte, u string) (int64, 
 // crawl.ErrConflict when the URL's open generation is no longer
 // s.OpenID (or a generation it touches changed since it was read).
 //
-// Requests: a 304 one conditional UpdateItem of the head (extendOpen);
+// Requests: a 304 one GetItem of the candidate, then nothing when its
+// RecordCrawl noted it, else one conditional UpdateItem of the head
+// (extendOpen); a replace of an open generation one more GetItem of the
+// candidate (the 304s to fold into the generation it closes);
 // any other one BatchGetItem (head and crawl summary), then
 //   - attach: one PutItem (the crawl summary), after a GetItem for a
 //     crawl that fetched content or a redirect (openedBy);
@@ -397,9 +403,9 @@ func (d *DB) openedBy(ctx context.Context, s crawl.SummaryUpdate) (bool, error) 
 // open generation's last_seen is what the crawl changed (docs/aws.md,
 // "Tables").
 func (d *DB) extendOpen(ctx context.Context, s crawl.SummaryUpdate) (bool, error) {
-	if at, err := d.unchangedAt(ctx, s.URL, false); err != nil {
+	if marks, err := d.unchanged(ctx, s.URL, false); err != nil {
 		return false, fmt.Errorf("extend the open generation: %w", err)
-	} else if at >= s.SeenAt {
+	} else if lastAt(marks) >= s.SeenAt {
 		return false, nil
 	}
 	e := &fxExpr{}
@@ -539,11 +545,11 @@ func (d *DB) openGeneration(ctx context.Context, s crawl.SummaryUpdate, head map
 		return 0, nil, 0, nil, fmt.Errorf("open generation of %s: %w", s.URL, err)
 	}
 	// Closed, it keeps the last 304 before this crawl as its last_seen.
-	at, err := d.unchangedAt(ctx, s.URL, true)
+	marks, err := d.unchanged(ctx, s.URL, true)
 	if err != nil {
 		return 0, nil, 0, nil, err
 	}
-	open.withUnchanged(at)
+	open.withUnchanged(marks)
 	return action, open, openID, nil, nil
 }
 

@@ -925,7 +925,8 @@ func TestNotModifiedOneWrite(t *testing.T) {
 		su.Crawl.ExitCode, su.HTTP = crawl.ExitUnchanged, &crawl.HTTPSummary{StatusCode: 304}
 		return su
 	}
-	if err := db.PutCandidate(ctx, crawl.Candidate{URL: u, Host: "example.com", State: crawl.StateCrawled, CrawlType: crawl.CrawlFirst}); err != nil {
+	if err := db.PutCandidate(ctx, crawl.Candidate{URL: u, Host: "example.com", State: crawl.StateCrawled, CrawlType: crawl.CrawlFirst,
+		LastContentfulCrawlTime: sumPtr(int64(100))}); err != nil {
 		t.Fatal(err)
 	}
 	record := func(crawlUUID string, at int64) {

@@ -318,24 +318,36 @@ func notModified(t *testing.T, s Metadata) {
 // notModifiedRecorded: a 304 as the fetch stage and the summarizer
 // handle it (RecordCrawl of the crawl with the candidate it leaves, then
 // its summary) extends the open generation as notModified's do, whichever
-// of the two writes it: OpenGeneration and status show it, a redelivery
-// of either changes nothing, and a generation that new content opens
-// later is not extended by an earlier 304.
+// of the two writes it: OpenGeneration and status show it, and a
+// redelivery of either changes nothing. A 304 that confirmed content
+// whose summary is still to come does not extend the generation open
+// before it (the summarizer would take the new content for a late crawl
+// of the old), and extends the one that summary opens.
 func notModifiedRecorded(t *testing.T, s Metadata) {
 	const u = "http://example.com/"
 	registerAgent(t, s)
 	seen(t, s, u)
 	apply(t, s, SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, TextGen(u, 100, TextPile("alpha"), "A")))
-	unchangedAt := func(crawlUUID string, at int64) (crawl.Crawl, crawl.Candidate, crawl.SummaryUpdate) {
+	// release queues the candidate for a crawl; record records cr as the
+	// fetch stage does and returns its 304 summary.
+	release := func(crawlUUID string, at int64) {
+		t.Helper()
 		c := mustGet(t, s, u)
 		c.State, c.CrawlUUID, c.QueuedAt = crawl.StateQueued, crawlUUID, at-1
 		if err := s.PutCandidate(t.Context(), c); err != nil {
 			t.Fatalf("release %s: %v", crawlUUID, err)
 		}
-		cr := UnchangedCrawl(u, crawlUUID, at)
-		su := SummaryUpdate(u, crawlUUID, at, crawl.GenerationExtendOpen, 0, nil)
+	}
+	record := func(cr crawl.Crawl) crawl.SummaryUpdate {
+		t.Helper()
+		release(cr.Log.CrawlUUID, cr.Log.TimeStarted)
+		next := CrawledAs(mustGet(t, s, u), cr)
+		if fresh, err := s.RecordCrawl(t.Context(), cr, &next); err != nil || !fresh {
+			t.Fatalf("record %s: %v, %v", cr.Log.CrawlUUID, fresh, err)
+		}
+		su := SummaryUpdate(u, cr.Log.CrawlUUID, cr.Log.TimeStarted, crawl.GenerationExtendOpen, 0, nil)
 		su.Crawl.ExitCode, su.HTTP = crawl.ExitUnchanged, &crawl.HTTPSummary{StatusCode: 304, ETag: ptr(`"v1"`)}
-		return cr, CrawledAs(mustGet(t, s, u), cr), su
+		return su
 	}
 	check := func(t *testing.T, gens int, first, last int64) {
 		t.Helper()
@@ -349,30 +361,34 @@ func notModifiedRecorded(t *testing.T, s Metadata) {
 				g.Generations, o.FirstSeen, o.LastSeen, g.LastSeen, gens, first, last)
 		}
 	}
-	cr, next, su := unchangedAt("n1", 200)
-	if fresh, err := s.RecordCrawl(t.Context(), cr, &next); err != nil || !fresh {
-		t.Fatalf("record the 304: %v, %v", fresh, err)
-	}
+	n1 := UnchangedCrawl(u, "n1", 200)
+	su := record(n1)
 	apply(t, s, su)
 	check(t, 1, 100, 200)
 	t.Run("redelivered", func(t *testing.T) {
 		held := snapshot(t, s)
-		if fresh, err := s.RecordCrawl(t.Context(), cr, &next); err != nil || fresh {
+		next := CrawledAs(mustGet(t, s, u), n1)
+		if fresh, err := s.RecordCrawl(t.Context(), n1, &next); err != nil || fresh {
 			t.Fatalf("redelivered RecordCrawl = %v, %v; want false, nil", fresh, err)
 		}
 		apply(t, s, su)
 		check(t, 1, 100, 200)
 		unchanged(t, s, held, "a redelivered 304")
 	})
-	cr, next, su = unchangedAt("n2", 300)
-	if fresh, err := s.RecordCrawl(t.Context(), cr, &next); err != nil || !fresh {
-		t.Fatalf("record the second 304: %v, %v", fresh, err)
-	}
-	apply(t, s, su)
+	apply(t, s, record(UnchangedCrawl(u, "n2", 300)))
 	check(t, 1, 100, 300)
+
+	// New content at 400, and a 304 at 500 that confirms it, both
+	// recorded before the content's summary.
 	first := openGen(t, s, u).Generation
+	c3 := CompleteCrawl(u, "c3")
+	c3.Log.TimeStarted, c3.Requests[0].TimeSent = 400, 400
+	record(c3)
+	n4 := record(UnchangedCrawl(u, "n4", 500))
+	check(t, 1, 100, 300)
 	apply(t, s, SummaryUpdate(u, "c3", 400, crawl.GenerationReplace, first.ID, TextGen(u, 400, TextPile("beta"), "B")))
-	check(t, 2, 400, 400)
+	apply(t, s, n4)
+	check(t, 2, 400, 500)
 }
 
 func summaryIdempotent(t *testing.T, s Metadata) {
