@@ -206,7 +206,7 @@ type genItem struct {
 	FirstSeen       int64
 	LastSeen        int64 // as stored in the item; see seen
 	HeadLastSeen    int64 // the head's open_last_seen, for the open generation; 0 when none
-	UnchangedAt     int64 // the candidate's unchanged_at, for the open generation first seen at or before it; 0 when none
+	UnchangedAt     int64 // the last 304 noted on the candidate that confirmed this open generation's content (withUnchanged); 0 when none
 	ConfirmedEnd    *int64
 	MarkedDuplicate bool
 	TextPileID      *int64
