@@ -99,23 +99,30 @@ func keyable(u string) bool { return u != "" && len(u) <= maxKeyBytes }
 // crawl.ErrNotFound. The read is strongly consistent: its version is the
 // one a conditional PutCandidate will be checked against.
 func (d *DB) GetCandidate(ctx context.Context, u string) (crawl.Candidate, error) {
-	c, _, err := d.getCandidate(ctx, u)
-	return c, err
+	r, err := d.getCandidate(ctx, u)
+	return r.c, err
 }
 
 // CrawlCount returns how many crawls RecordCrawl recorded with the URL's
 // candidate (what `crawler status` reports as crawls), or
 // crawl.ErrNotFound when the URL has no candidate.
 func (d *DB) CrawlCount(ctx context.Context, u string) (int, error) {
-	_, n, err := d.getCandidate(ctx, u)
-	return n, err
+	r, err := d.getCandidate(ctx, u)
+	return r.crawls, err
 }
 
-// getCandidate reads a candidate item: the candidate and its crawls
-// counter.
-func (d *DB) getCandidate(ctx context.Context, u string) (crawl.Candidate, int, error) {
+// candidateRead is a candidate item as read: the candidate, its crawls
+// counter and the 304s RecordCrawl noted on it.
+type candidateRead struct {
+	c         crawl.Candidate
+	crawls    int
+	unchanged []unchangedMark
+}
+
+// getCandidate reads a candidate item, consistently.
+func (d *DB) getCandidate(ctx context.Context, u string) (candidateRead, error) {
 	if !keyable(u) {
-		return crawl.Candidate{}, 0, crawl.ErrNotFound
+		return candidateRead{}, crawl.ErrNotFound
 	}
 	out, err := d.api.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(d.t.Candidates),
@@ -123,20 +130,24 @@ func (d *DB) getCandidate(ctx context.Context, u string) (crawl.Candidate, int, 
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		return crawl.Candidate{}, 0, fmt.Errorf("get candidate %s: %w", u, err)
+		return candidateRead{}, fmt.Errorf("get candidate %s: %w", u, err)
 	}
 	if len(out.Item) == 0 {
-		return crawl.Candidate{}, 0, crawl.ErrNotFound
+		return candidateRead{}, crawl.ErrNotFound
 	}
-	c, err := decodeCandidate(out.Item)
-	if err != nil {
-		return c, 0, fmt.Errorf("get candidate %s: %w", u, err)
+	var r candidateRead
+	if r.c, err = decodeCandidate(out.Item); err != nil {
+		return r, fmt.Errorf("get candidate %s: %w", u, err)
 	}
 	n, err := fxReadN(out.Item, caCrawls)
 	if err != nil {
-		return c, 0, fmt.Errorf("get candidate %s: %w", u, err)
+		return r, fmt.Errorf("get candidate %s: %w", u, err)
 	}
-	return c, int(n), nil
+	r.crawls = int(n)
+	if r.unchanged, err = unchangedMarks(out.Item); err != nil {
+		return r, fmt.Errorf("get candidate %s: %w", u, err)
+	}
+	return r, nil
 }
 
 // PutCandidate writes c if the stored version is still c.Version (0: the

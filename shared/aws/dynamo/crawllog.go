@@ -227,17 +227,23 @@ func (d *DB) unchanged(ctx context.Context, u string, consistent bool) ([]unchan
 	if err != nil {
 		return nil, fmt.Errorf("read when %s last answered 304: %w", u, err)
 	}
-	r := fxReader{m: out.Item}
+	marks, err := unchangedMarks(out.Item)
+	if err != nil {
+		return nil, fmt.Errorf("candidate %s: %w", u, err)
+	}
+	return marks, nil
+}
+
+// unchangedMarks reads the 304s noted on a candidate item.
+func unchangedMarks(item map[string]types.AttributeValue) ([]unchangedMark, error) {
+	r := fxReader{m: item}
 	var marks []unchangedMark
 	for _, k := range [][2]string{{caUnchangedAt, caUnchangedOf}, {caUnchangedPrevAt, caUnchangedPrevOf}} {
 		if at, of := r.optInt(k[0]), r.optInt(k[1]); at != nil && of != nil && *at > 0 && *of > 0 {
 			marks = append(marks, unchangedMark{At: *at, Of: *of})
 		}
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("candidate %s: %w", u, r.err)
-	}
-	return marks, nil
+	return marks, r.err
 }
 
 // unchangedMark is a 304 noted on a candidate: when it started (At), and

@@ -34,10 +34,11 @@ import (
 // while a recrawl is queued, or once the crawl log item has expired,
 // there is none (the SQLite store keeps every crawl's log).
 func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
-	c, err := d.GetCandidate(ctx, u)
+	read, err := d.getCandidate(ctx, u)
 	if err != nil {
 		return crawl.URLStatus{}, fmt.Errorf("status of %s: %w", u, err)
 	}
+	c := read.c
 	s := crawl.URLStatus{
 		URL: c.URL, Frontier: c.State, ExitCode: c.LastCrawlExitCode, LastCrawl: c.LastCrawlTime,
 		LastContentful: c.LastContentfulCrawlTime, ETag: c.LastContentfulETag, Hops: c.Hops,
@@ -47,9 +48,7 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 		s.ExitName = c.LastCrawlExitCode.String()
 		s.Status = c.LastCrawlExitCode.Status()
 	}
-	if s.Crawls, err = d.CrawlCount(ctx, u); err != nil {
-		return s, fmt.Errorf("status of %s: %w", u, err)
-	}
+	s.Crawls = read.crawls
 	if c.CrawlUUID != "" {
 		cr, err := d.GetCrawl(ctx, c.CrawlUUID)
 		switch {
@@ -79,11 +78,7 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 			return s, fmt.Errorf("status of %s: %w", u, err)
 		}
 		if g.ConfirmedEnd == nil {
-			marks, err := d.unchanged(ctx, u, true)
-			if err != nil {
-				return s, fmt.Errorf("status of %s: %w", u, err)
-			}
-			g.withUnchanged(marks)
+			g.withUnchanged(read.unchanged)
 		}
 		v := &crawl.GenerationView{UUID: g.UUID, FirstSeen: g.FirstSeen, LastSeen: g.seen(), ConfirmedEnd: g.ConfirmedEnd,
 			MarkedDuplicate: g.MarkedDuplicate, DuplicateOf: g.shownDuplicateOf(), Generations: int(count), Links: g.Links}
