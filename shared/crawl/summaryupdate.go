@@ -91,3 +91,35 @@ type OpenGeneration struct {
 	ContentKey string
 	NoIndex    bool
 }
+
+// SummaryOf is what every crawl's summary holds, whatever it does to the
+// URL's generations: its crawl_summary columns and, when a response
+// came, its http_summary. Its action is GenerationAttach, except for a
+// 304 (ExitUnchanged), whose summary is complete as it is:
+// GenerationExtendOpen. The summarize stage decides the rest of the
+// others'; a store that settles a 304 when it records it (the fetch
+// stage's Store) builds the 304's summary with this too.
+func SummaryOf(cr Crawl) SummaryUpdate {
+	l := cr.Log
+	u := SummaryUpdate{
+		URL: l.URL, SeenAt: l.TimeStarted,
+		Crawl: CrawlSummary{
+			WasRobotsTxtApproved: l.ExitCode != ExitRobotsDisallowed, CrawlType: l.CrawlType,
+			CrawlUUID: l.CrawlUUID, AgentUUID: l.AgentUUID, TimeStarted: l.TimeStarted, ExitCode: l.ExitCode,
+		},
+	}
+	if n := len(cr.Requests); n > 0 {
+		last := cr.Requests[n-1]
+		u.Crawl.RequestDurationMS = last.DurationMS
+		u.Crawl.WasRobotsTxtApproved = last.RobotsTxtApproved
+		if last.HTTPStatusCode != nil {
+			u.HTTP = &HTTPSummary{StatusCode: *last.HTTPStatusCode, ETag: last.HTTPETag}
+		}
+	}
+	if l.ExitCode == ExitUnchanged {
+		// A 304 extends whatever generation is open when the store
+		// applies it: nothing to read first.
+		u.Action = GenerationExtendOpen
+	}
+	return u
+}

@@ -13,7 +13,8 @@ import (
 // and redirect) and the candidate's new state in one transaction. A crawl
 // whose crawl_uuid is already recorded is left as it is and RecordCrawl
 // returns false; a candidate changed since it was read is
-// crawl.ErrConflict and nothing is written.
+// crawl.ErrConflict and nothing is written. A 304 recorded with its
+// candidate is also summarized in the transaction (unchanged.go).
 func (d *DB) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
 	if cr.Log.CrawlUUID == "" {
 		return false, crawl.E("record crawl of "+cr.Log.URL, crawl.KindInvalid, errors.New("no crawl_uuid"))
@@ -36,6 +37,12 @@ func (d *DB) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate
 		}
 		if err := insertCrawl(ctx, tx, cr); err != nil {
 			return err
+		}
+		if c != nil && cr.Log.ExitCode == crawl.ExitUnchanged {
+			// A 304 is settled as it is recorded (unchanged.go).
+			if _, err := applySummary(ctx, tx, crawl.SummaryOf(cr), linkRows{}); err != nil {
+				return fmt.Errorf("settle the 304: %w", err)
+			}
 		}
 		if c != nil && c.SiteID != "" {
 			return countSiteCrawl(ctx, tx, c.SiteID, cr)

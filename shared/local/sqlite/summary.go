@@ -116,97 +116,122 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 	}
 	fresh := true
 	err := d.tx(ctx, func(ctx context.Context, tx *wtx) error {
-		fresh = true
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM crawl_summary WHERE crawl_uuid=?`, s.Crawl.CrawlUUID).Scan(&n); err != nil {
-			return fmt.Errorf("look up summary: %w", err)
-		}
-		if n > 0 {
-			fresh = false
-			return nil
-		}
-		urlid, err := tx.urlID(ctx, s.URL)
-		if err != nil {
-			return err
-		}
-		var open, openFirstSeen int64
-		var openDup bool
-		err = tx.QueryRowContext(ctx, `SELECT entity_generation_id, first_seen_unix_utc, marked_duplicate FROM entity_generation
-			WHERE url_id=? AND url_fragment IS NULL AND confirmed_end_unix_utc IS NULL
-			ORDER BY first_seen_unix_utc DESC, entity_generation_id DESC LIMIT 1`, urlid).Scan(&open, &openFirstSeen, &openDup)
-		if err != nil && !notFound(err) {
-			return fmt.Errorf("read open generation: %w", err)
-		}
-		action, exit := s.Action, s.Crawl.ExitCode
-		if action == crawl.GenerationExtendOpen {
-			// A 304: whatever is open, unless it opened after this crawl.
-			action = crawl.GenerationAttach
-			if open != 0 && openFirstSeen <= s.SeenAt {
-				action = crawl.GenerationExtend
-				if openDup {
-					exit = crawl.ExitDuplicate
-				}
-			}
-		} else if open != s.OpenID {
-			return crawl.ErrConflict
-		}
-		genID := nullID(open)
-		switch action {
-		case crawl.GenerationExtend:
-			if _, err := tx.ExecContext(ctx, `UPDATE entity_generation SET last_seen_unix_utc=max(last_seen_unix_utc, ?)
-				WHERE entity_generation_id=?`, s.SeenAt, open); err != nil {
-				return fmt.Errorf("extend generation %d: %w", open, err)
-			}
-		case crawl.GenerationReplace:
-			if s.New != nil && s.New.DuplicateOf != 0 {
-				if err := checkOriginal(ctx, tx, s.New.DuplicateOf); err != nil {
-					return err
-				}
-			}
-			if open != 0 {
-				if _, err := tx.ExecContext(ctx, `UPDATE entity_generation SET confirmed_end_unix_utc=?,
-					last_seen_unix_utc=min(last_seen_unix_utc, ?) WHERE entity_generation_id=?`, s.SeenAt, s.SeenAt, open); err != nil {
-					return fmt.Errorf("close generation %d: %w", open, err)
-				}
-				if _, err := tx.ExecContext(ctx, `UPDATE duplicate_summary SET duplicate_status_end_unix_utc=?
-					WHERE subject_entity_generation_id=? AND duplicate_status_end_unix_utc IS NULL`, s.SeenAt, open); err != nil {
-					return fmt.Errorf("end duplicate status of %d: %w", open, err)
-				}
-				if err := promoteDuplicates(ctx, tx, open, s.SeenAt); err != nil {
-					return err
-				}
-			}
-			id, err := insertGeneration(ctx, tx, urlid, s.New, links)
-			if err != nil {
-				return err
-			}
-			genID = &id
-		}
-		if open != 0 && (action == crawl.GenerationExtend || action == crawl.GenerationReplace) && !crawl.ObservedAtFetch(s.Crawl.ExitCode) {
-			if err := observeChange(ctx, tx, urlid, action == crawl.GenerationReplace, s.SeenAt); err != nil {
-				return err
-			}
-		}
-		c := s.Crawl
-		var csID int64
-		if err := tx.QueryRowContext(ctx, `INSERT INTO crawl_summary(entity_generation_id, was_robotstxt_approved, crawl_type,
-			crawl_uuid, agent_uuid, time_started_unix_utc, exit_code, request_duration_ms) VALUES(?,?,?,?,?,?,?,?)
-			RETURNING crawl_summary_id`, genID, b2i(c.WasRobotsTxtApproved), c.CrawlType, c.CrawlUUID, c.AgentUUID,
-			c.TimeStarted, exit, c.RequestDurationMS).Scan(&csID); err != nil {
-			return fmt.Errorf("insert crawl_summary: %w", err)
-		}
-		if h := s.HTTP; h != nil {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO http_summary(crawl_summary_id, status_code, etag) VALUES(?,?,?)`,
-				csID, h.StatusCode, h.ETag); err != nil {
-				return fmt.Errorf("insert http_summary: %w", err)
-			}
-		}
-		return nil
+		var err error
+		fresh, err = applySummary(ctx, tx, s, links)
+		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("apply summary of crawl %s of %s: %w", s.Crawl.CrawlUUID, s.URL, err)
 	}
 	return fresh, nil
+}
+
+// applySummary applies s within tx (ApplySummary). It returns false when
+// the crawl was already summarized.
+//
+// A 304 (crawl.GenerationExtendOpen) confirms the content of the URL's
+// latest contentful crawl before it. When that crawl's own summary is
+// not applied yet, the 304 waits for it (and applySummary returns true
+// with nothing written): the contentful summary, once applied, settles
+// the 304s that confirmed its content (settleWaiting), so that they
+// extend the generation holding that content, not the one open before.
+func applySummary(ctx context.Context, tx *wtx, s crawl.SummaryUpdate, links linkRows) (bool, error) {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM crawl_summary WHERE crawl_uuid=?`, s.Crawl.CrawlUUID).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up summary: %w", err)
+	}
+	if n > 0 {
+		return false, nil
+	}
+	urlid, err := tx.urlID(ctx, s.URL)
+	if err != nil {
+		return false, err
+	}
+	var open, openFirstSeen int64
+	var openDup bool
+	err = tx.QueryRowContext(ctx, `SELECT entity_generation_id, first_seen_unix_utc, marked_duplicate FROM entity_generation
+		WHERE url_id=? AND url_fragment IS NULL AND confirmed_end_unix_utc IS NULL
+		ORDER BY first_seen_unix_utc DESC, entity_generation_id DESC LIMIT 1`, urlid).Scan(&open, &openFirstSeen, &openDup)
+	if err != nil && !notFound(err) {
+		return false, fmt.Errorf("read open generation: %w", err)
+	}
+	action, exit := s.Action, s.Crawl.ExitCode
+	if action == crawl.GenerationExtendOpen {
+		waits, err := confirmsUnsummarized(ctx, tx, urlid, s.SeenAt)
+		if err != nil {
+			return false, err
+		}
+		if waits {
+			return true, nil
+		}
+		// A 304: whatever is open, unless it opened after this crawl.
+		action = crawl.GenerationAttach
+		if open != 0 && openFirstSeen <= s.SeenAt {
+			action = crawl.GenerationExtend
+			if openDup {
+				exit = crawl.ExitDuplicate
+			}
+		}
+	} else if open != s.OpenID {
+		return false, crawl.ErrConflict
+	}
+	genID := nullID(open)
+	switch action {
+	case crawl.GenerationExtend:
+		if _, err := tx.ExecContext(ctx, `UPDATE entity_generation SET last_seen_unix_utc=max(last_seen_unix_utc, ?)
+			WHERE entity_generation_id=?`, s.SeenAt, open); err != nil {
+			return false, fmt.Errorf("extend generation %d: %w", open, err)
+		}
+	case crawl.GenerationReplace:
+		if s.New != nil && s.New.DuplicateOf != 0 {
+			if err := checkOriginal(ctx, tx, s.New.DuplicateOf); err != nil {
+				return false, err
+			}
+		}
+		if open != 0 {
+			if _, err := tx.ExecContext(ctx, `UPDATE entity_generation SET confirmed_end_unix_utc=?,
+				last_seen_unix_utc=min(last_seen_unix_utc, ?) WHERE entity_generation_id=?`, s.SeenAt, s.SeenAt, open); err != nil {
+				return false, fmt.Errorf("close generation %d: %w", open, err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE duplicate_summary SET duplicate_status_end_unix_utc=?
+				WHERE subject_entity_generation_id=? AND duplicate_status_end_unix_utc IS NULL`, s.SeenAt, open); err != nil {
+				return false, fmt.Errorf("end duplicate status of %d: %w", open, err)
+			}
+			if err := promoteDuplicates(ctx, tx, open, s.SeenAt); err != nil {
+				return false, err
+			}
+		}
+		id, err := insertGeneration(ctx, tx, urlid, s.New, links)
+		if err != nil {
+			return false, err
+		}
+		genID = &id
+	}
+	if open != 0 && (action == crawl.GenerationExtend || action == crawl.GenerationReplace) && !crawl.ObservedAtFetch(s.Crawl.ExitCode) {
+		if err := observeChange(ctx, tx, urlid, action == crawl.GenerationReplace, s.SeenAt); err != nil {
+			return false, err
+		}
+	}
+	c := s.Crawl
+	var csID int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO crawl_summary(entity_generation_id, was_robotstxt_approved, crawl_type,
+		crawl_uuid, agent_uuid, time_started_unix_utc, exit_code, request_duration_ms) VALUES(?,?,?,?,?,?,?,?)
+		RETURNING crawl_summary_id`, genID, b2i(c.WasRobotsTxtApproved), c.CrawlType, c.CrawlUUID, c.AgentUUID,
+		c.TimeStarted, exit, c.RequestDurationMS).Scan(&csID); err != nil {
+		return false, fmt.Errorf("insert crawl_summary: %w", err)
+	}
+	if h := s.HTTP; h != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO http_summary(crawl_summary_id, status_code, etag) VALUES(?,?,?)`,
+			csID, h.StatusCode, h.ETag); err != nil {
+			return false, fmt.Errorf("insert http_summary: %w", err)
+		}
+	}
+	if c.ExitCode.Contentful() {
+		if err := settleWaiting(ctx, tx, urlid, s.SeenAt); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // checkOriginal returns crawl.ErrConflict unless generation id is still

@@ -23,6 +23,11 @@ import (
 // Store is what the fetch stage needs of the metadata store.
 type Store interface {
 	GetCandidate(ctx context.Context, url string) (crawl.Candidate, error)
+	// RecordCrawl records a crawl and its candidate's new state (false:
+	// the crawl was recorded already). A 304 (crawl.ExitUnchanged) it
+	// records is summarized with it: the store applies
+	// crawl.SummaryOf(cr) once the content the 304 confirmed is
+	// summarized, and no summarize task is sent for it.
 	RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error)
 	GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error)
 }
@@ -152,7 +157,7 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 	// delivery, the common case, that is a read fewer.
 	if c.CrawlUUID != t.CrawlUUID || c.State != crawl.StateQueued {
 		if cr, err := f.store.GetCrawl(ctx, t.CrawlUUID); err == nil {
-			return f.forward(ctx, t, c, cr)
+			return f.forward(ctx, t, c, cr, false)
 		} else if !errors.Is(err, crawl.ErrNotFound) {
 			return fmt.Errorf("fetch %s: %w", t.URL, err)
 		}
@@ -177,6 +182,7 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 		return crawl.E("fetch "+t.URL, crawl.KindTransient, err)
 	}
 	cr := out.cr
+	var settled bool // a 304 summarized as it was recorded
 	for attempt := 0; ; attempt++ {
 		next := f.afterCrawl(c, out, t)
 		fresh, err := f.store.RecordCrawl(ctx, cr, &next)
@@ -200,9 +206,10 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 				return fmt.Errorf("fetch %s: read the crawl recorded: %w", t.URL, err)
 			}
 		}
+		settled = fresh && cr.Log.ExitCode == crawl.ExitUnchanged
 		break
 	}
-	return f.forward(ctx, t, c, cr)
+	return f.forward(ctx, t, c, cr, settled)
 }
 
 // afterCrawl returns the candidate as the crawl leaves it.
@@ -251,8 +258,10 @@ func (f *Fetcher) recrawlPeriod(t crawl.FetchTask) time.Duration {
 
 // forward hands a recorded crawl of candidate c on to the next stages
 // (a redirect's target inherits c's redirect chain, which recording a
-// crawl does not change).
-func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, c crawl.Candidate, cr crawl.Crawl) error {
+// crawl does not change). A 304 this delivery recorded (settled) is
+// summarized already; one recorded before (a redelivery) is summarized
+// again, which changes nothing if it was.
+func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, c crawl.Candidate, cr crawl.Crawl, settled bool) error {
 	// A target longer than an event may carry could not be kept either
 	// (crawl.MaxKeptURLLength): it stays in the crawl's redirect row.
 	if r := cr.Redirect; r != nil && cr.Log.ExitCode == crawl.ExitRedirect && len(r.ToURL) <= crawl.MaxURLLength {
@@ -287,6 +296,9 @@ func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, c crawl.Candid
 		if err := send(ctx, f.q.Parse, pt); err != nil {
 			return fmt.Errorf("send parse task for %s: %w", t.URL, err)
 		}
+		return nil
+	}
+	if settled {
 		return nil
 	}
 	if err := send(ctx, f.q.Summarize, crawl.SummarizeTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Crawl: carried}); err != nil {

@@ -40,10 +40,11 @@ func (r *recorder) Send(_ context.Context, b ...[]byte) error {
 }
 
 type harness struct {
-	db      *sqlite.DB
-	f       *Fetcher
-	enqueue *recorder
-	parse   *recorder
+	db        *sqlite.DB
+	f         *Fetcher
+	enqueue   *recorder
+	parse     *recorder
+	summarize *recorder
 }
 
 func newHarness(t *testing.T, client *http.Client, mod func(*Config)) *harness {
@@ -70,8 +71,8 @@ func newHarness(t *testing.T, client *http.Client, mod func(*Config)) *harness {
 	if client == nil {
 		client = &http.Client{}
 	}
-	h := &harness{db: db, enqueue: &recorder{}, parse: &recorder{}}
-	h.f = New(db, blobs, Queues{Enqueue: h.enqueue, Parse: h.parse, Summarize: &recorder{}}, client,
+	h := &harness{db: db, enqueue: &recorder{}, parse: &recorder{}, summarize: &recorder{}}
+	h.f = New(db, blobs, Queues{Enqueue: h.enqueue, Parse: h.parse, Summarize: h.summarize}, client,
 		politeness.NewGate(0), cfg, slog.New(slog.DiscardHandler))
 	return h
 }
@@ -147,6 +148,19 @@ func TestConditionalGet(t *testing.T) {
 	}
 	if len(h.parse.bodies) != 1 {
 		t.Errorf("%d parse tasks, want 1 (a 304 has nothing to parse)", len(h.parse.bodies))
+	}
+	// The 304 was summarized as it was recorded (the store's contract,
+	// NotModifiedRecorded): no summarize task.
+	if n := len(h.summarize.bodies); n != 0 {
+		t.Errorf("%d summarize tasks, want none (the store settles a 304 it records)", n)
+	}
+	// A redelivered task finds the 304 recorded, and sends it on to be
+	// summarized: one recorded by an earlier version was not settled.
+	if err := h.f.Handle(context.Background(), crawl.FetchTask{URL: srv.URL + "/page", CrawlUUID: cr.Log.CrawlUUID, CrawlType: cr.Log.CrawlType}); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(h.summarize.bodies); n != 1 {
+		t.Errorf("%d summarize tasks after a redelivery, want 1", n)
 	}
 }
 

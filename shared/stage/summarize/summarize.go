@@ -199,26 +199,9 @@ func (s *Summarizer) summarize(ctx context.Context, t crawl.SummarizeTask, cr cr
 // plan decides what the crawl changes.
 func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Document, simhash uint64) (crawl.SummaryUpdate, error) {
 	l := cr.Log
-	u := crawl.SummaryUpdate{
-		URL: l.URL, SeenAt: l.TimeStarted,
-		Crawl: crawl.CrawlSummary{
-			WasRobotsTxtApproved: l.ExitCode != crawl.ExitRobotsDisallowed, CrawlType: l.CrawlType,
-			CrawlUUID: l.CrawlUUID, AgentUUID: l.AgentUUID, TimeStarted: l.TimeStarted, ExitCode: l.ExitCode,
-		},
-	}
-	if n := len(cr.Requests); n > 0 {
-		last := cr.Requests[n-1]
-		u.Crawl.RequestDurationMS = last.DurationMS
-		u.Crawl.WasRobotsTxtApproved = last.RobotsTxtApproved
-		if last.HTTPStatusCode != nil {
-			u.HTTP = &crawl.HTTPSummary{StatusCode: *last.HTTPStatusCode, ETag: last.HTTPETag}
-		}
-	}
-	if l.ExitCode == crawl.ExitUnchanged {
-		// A 304 extends whatever generation is open when the store
-		// applies it: nothing to read first.
-		u.Action = crawl.GenerationExtendOpen
-		return u, nil
+	u := crawl.SummaryOf(cr)
+	if u.Action == crawl.GenerationExtendOpen {
+		return u, nil // a 304: nothing to read or decide
 	}
 	open, err := s.store.OpenGeneration(ctx, l.URL)
 	switch {

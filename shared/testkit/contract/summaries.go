@@ -329,7 +329,9 @@ func notModifiedRecorded(t *testing.T, s Metadata) {
 	seen(t, s, u)
 	apply(t, s, SummaryUpdate(u, "c1", 100, crawl.GenerationReplace, 0, TextGen(u, 100, TextPile("alpha"), "A")))
 	// release queues the candidate for a crawl; record records cr as the
-	// fetch stage does and returns its 304 summary.
+	// fetch stage does, which sends no summarize task for a 304: the
+	// store settles it. summaryTask is the summary the task would have
+	// carried, which a redelivered fetch task still sends.
 	release := func(crawlUUID string, at int64) {
 		t.Helper()
 		c := mustGet(t, s, u)
@@ -338,15 +340,19 @@ func notModifiedRecorded(t *testing.T, s Metadata) {
 			t.Fatalf("release %s: %v", crawlUUID, err)
 		}
 	}
-	record := func(cr crawl.Crawl) crawl.SummaryUpdate {
+	record := func(cr crawl.Crawl) {
 		t.Helper()
 		release(cr.Log.CrawlUUID, cr.Log.TimeStarted)
 		next := CrawledAs(mustGet(t, s, u), cr)
 		if fresh, err := s.RecordCrawl(t.Context(), cr, &next); err != nil || !fresh {
 			t.Fatalf("record %s: %v, %v", cr.Log.CrawlUUID, fresh, err)
 		}
-		su := SummaryUpdate(u, cr.Log.CrawlUUID, cr.Log.TimeStarted, crawl.GenerationExtendOpen, 0, nil)
-		su.Crawl.ExitCode, su.HTTP = crawl.ExitUnchanged, &crawl.HTTPSummary{StatusCode: 304, ETag: ptr(`"v1"`)}
+	}
+	summaryTask := func(cr crawl.Crawl) crawl.SummaryUpdate {
+		su := crawl.SummaryOf(cr)
+		if su.Action != crawl.GenerationExtendOpen || su.HTTP == nil || su.HTTP.StatusCode != 304 {
+			t.Fatalf("the summary of a 304: %+v", su)
+		}
 		return su
 	}
 	check := func(t *testing.T, gens int, first, last int64) {
@@ -362,8 +368,7 @@ func notModifiedRecorded(t *testing.T, s Metadata) {
 		}
 	}
 	n1 := UnchangedCrawl(u, "n1", 200)
-	su := record(n1)
-	apply(t, s, su)
+	record(n1)
 	check(t, 1, 100, 200)
 	t.Run("redelivered", func(t *testing.T) {
 		held := snapshot(t, s)
@@ -371,24 +376,40 @@ func notModifiedRecorded(t *testing.T, s Metadata) {
 		if fresh, err := s.RecordCrawl(t.Context(), n1, &next); err != nil || fresh {
 			t.Fatalf("redelivered RecordCrawl = %v, %v; want false, nil", fresh, err)
 		}
-		apply(t, s, su)
+		// The redelivered fetch task sends the 304 on to be summarized.
+		apply(t, s, summaryTask(n1))
 		check(t, 1, 100, 200)
 		unchanged(t, s, held, "a redelivered 304")
 	})
-	apply(t, s, record(UnchangedCrawl(u, "n2", 300)))
+	record(UnchangedCrawl(u, "n2", 300))
 	check(t, 1, 100, 300)
 
 	// New content at 400, and a 304 at 500 that confirms it, both
-	// recorded before the content's summary.
+	// recorded before the content's summary: the 304 extends the
+	// generation the content opens, not the one open when it came.
 	first := openGen(t, s, u).Generation
 	c3 := CompleteCrawl(u, "c3")
 	c3.Log.TimeStarted, c3.Requests[0].TimeSent = 400, 400
 	record(c3)
-	n4 := record(UnchangedCrawl(u, "n4", 500))
+	n4 := UnchangedCrawl(u, "n4", 500)
+	record(n4)
 	check(t, 1, 100, 300)
 	apply(t, s, SummaryUpdate(u, "c3", 400, crawl.GenerationReplace, first.ID, TextGen(u, 400, TextPile("beta"), "B")))
-	apply(t, s, n4)
 	check(t, 2, 400, 500)
+	held := snapshot(t, s)
+	apply(t, s, summaryTask(n4))
+	check(t, 2, 400, 500)
+	unchanged(t, s, held, "the summary of a settled 304")
+
+	// The same content fetched again at 600 (a 200 whose summary extends
+	// the generation), and a 304 at 700 recorded before that summary.
+	c5 := CompleteCrawl(u, "c5")
+	c5.Log.TimeStarted, c5.Requests[0].TimeSent = 600, 600
+	record(c5)
+	record(UnchangedCrawl(u, "n6", 700))
+	second := openGen(t, s, u).Generation
+	apply(t, s, SummaryUpdate(u, "c5", 600, crawl.GenerationExtend, second.ID, nil))
+	check(t, 2, 400, 700)
 }
 
 func summaryIdempotent(t *testing.T, s Metadata) {

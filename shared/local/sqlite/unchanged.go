@@ -1,0 +1,118 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
+)
+
+// A 304 is settled when it is recorded (RecordCrawl): its summary
+// (crawl.SummaryOf) is applied in the same transaction, and the fetch
+// stage sends no summarize task for it. It confirms the content of the
+// URL's latest contentful crawl before it, which is summarized apart
+// (after the parse stage) and may not be yet: such a 304 waits, with no
+// crawl_summary row, until that crawl's summary settles it
+// (settleWaiting). What is read to tell is the crawl log, by
+// crawl_log_quickinfo (url_id, time_started_unix_utc, exit_code). A
+// 304 waits only when its URL was released again between a contentful
+// crawl's record and its summary, which the embedded home does not do
+// (a recrawl is due minutes later, and a resumed run hands on what a
+// killed one recorded before it releases anything); the AWS home's
+// queues can (docs/aws.md).
+
+// contentfulCodes is the SQL list of the contentful exit codes.
+var contentfulCodes = func() string {
+	var codes []string
+	for _, c := range crawl.ExitCodes() {
+		if c.Contentful() {
+			codes = append(codes, strconv.Itoa(int(c)))
+		}
+	}
+	return "(" + strings.Join(codes, ",") + ")"
+}()
+
+// confirmsUnsummarized reports whether a 304 of URL urlid at seenAt
+// confirms content not summarized yet: the URL's latest contentful
+// crawl before seenAt has no crawl_summary row.
+func confirmsUnsummarized(ctx context.Context, tx *wtx, urlid, seenAt int64) (bool, error) {
+	var waits bool
+	err := tx.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)
+		FROM crawl_log l WHERE l.url_id=? AND l.time_started_unix_utc<? AND l.exit_code IN `+contentfulCodes+`
+		ORDER BY l.time_started_unix_utc DESC LIMIT 1`, urlid, seenAt).Scan(&waits)
+	if err != nil && !notFound(err) {
+		return false, fmt.Errorf("look up the content a 304 confirmed: %w", err)
+	}
+	return waits, nil
+}
+
+// settleWaiting applies the summaries of the 304s that waited for the
+// contentful crawl of URL urlid at seenAt, just summarized: those after
+// it, with no contentful crawl between, not yet summarized.
+func settleWaiting(ctx context.Context, tx *wtx, urlid, seenAt int64) error {
+	rows, err := tx.QueryContext(ctx, `SELECT l.crawl_log_id FROM crawl_log l
+		WHERE l.url_id=? AND l.time_started_unix_utc>? AND l.exit_code=?
+		AND NOT EXISTS (SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)
+		AND NOT EXISTS (SELECT 1 FROM crawl_log c WHERE c.url_id=l.url_id AND c.time_started_unix_utc>?
+			AND c.time_started_unix_utc<l.time_started_unix_utc AND c.exit_code IN `+contentfulCodes+`)
+		ORDER BY l.time_started_unix_utc`, urlid, seenAt, crawl.ExitUnchanged, seenAt)
+	if err != nil {
+		return fmt.Errorf("look up 304s waiting: %w", err)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("look up 304s waiting: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("look up 304s waiting: %w", err)
+	}
+	for _, id := range ids {
+		cr, err := crawlInTx(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := applySummary(ctx, tx, crawl.SummaryOf(cr), linkRows{}); err != nil {
+			return fmt.Errorf("settle the 304 %s: %w", cr.Log.CrawlUUID, err)
+		}
+	}
+	return nil
+}
+
+// crawlInTx reads what a crawl's summary is made of (crawl.SummaryOf):
+// its log and requests, by crawl_log_id, within tx.
+func crawlInTx(ctx context.Context, tx *wtx, logID int64) (crawl.Crawl, error) {
+	var cr crawl.Crawl
+	l := &cr.Log
+	err := tx.QueryRowContext(ctx, `SELECT a.agent_uuid, u.url, l.crawl_type, l.crawl_uuid, l.time_started_unix_utc,
+		l.time_taken_ms, l.exit_code FROM crawl_log l JOIN agent a ON a.agent_id=l.agent_id JOIN url u ON u.url_id=l.url_id
+		WHERE l.crawl_log_id=?`, logID).Scan(&l.AgentUUID, &l.URL, &l.CrawlType, &l.CrawlUUID, &l.TimeStarted, &l.TimeTakenMS, &l.ExitCode)
+	if err != nil {
+		return cr, fmt.Errorf("read crawl %d: %w", logID, err)
+	}
+	l.ID = logID
+	rows, err := tx.QueryContext(ctx, `SELECT request_duration_ms, robotstxt_approved, exit_code, http_status_code, http_etag
+		FROM request WHERE crawl_log_id=? ORDER BY request_id`, logID)
+	if err != nil {
+		return cr, fmt.Errorf("read requests of crawl %s: %w", l.CrawlUUID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r crawl.Request
+		if err := rows.Scan(&r.DurationMS, &r.RobotsTxtApproved, &r.ExitCode, &r.HTTPStatusCode, &r.HTTPETag); err != nil {
+			return cr, fmt.Errorf("read requests of crawl %s: %w", l.CrawlUUID, err)
+		}
+		cr.Requests = append(cr.Requests, r)
+	}
+	if err := rows.Err(); err != nil {
+		return cr, fmt.Errorf("read requests of crawl %s: %w", l.CrawlUUID, err)
+	}
+	return cr, nil
+}
