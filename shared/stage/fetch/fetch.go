@@ -185,7 +185,17 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 	var settled bool // a 304 summarized as it was recorded
 	for attempt := 0; ; attempt++ {
 		next := f.afterCrawl(c, out, t)
-		fresh, err := f.store.RecordCrawl(ctx, cr, &next)
+		cand := &next
+		if c.CrawlUUID != t.CrawlUUID {
+			// Released again while this crawl ran (a stale release
+			// record's retry): the candidate is the newer crawl's now.
+			// This crawl is recorded alone, so that what it saw is kept
+			// and summarized, and the candidate is left to the other.
+			f.log.InfoContext(ctx, "recording a crawl whose candidate was released again meanwhile", "url", t.URL,
+				"crawl_uuid", t.CrawlUUID, "current", c.CrawlUUID)
+			cand = nil
+		}
+		fresh, err := f.store.RecordCrawl(ctx, cr, cand)
 		if errors.Is(err, crawl.ErrConflict) && attempt < 4 {
 			if c, err = f.store.GetCandidate(ctx, t.URL); err != nil {
 				return fmt.Errorf("fetch %s: re-read candidate: %w", t.URL, err)
@@ -206,7 +216,7 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 				return fmt.Errorf("fetch %s: read the crawl recorded: %w", t.URL, err)
 			}
 		}
-		settled = fresh && cr.Log.ExitCode == crawl.ExitUnchanged
+		settled = fresh && cand != nil && cr.Log.ExitCode == crawl.ExitUnchanged
 		break
 	}
 	return f.forward(ctx, t, c, cr, settled)

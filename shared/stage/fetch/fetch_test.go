@@ -727,3 +727,60 @@ func TestLongStatusLineLogged(t *testing.T) {
 		t.Errorf("message of %d bytes (valid UTF-8: %v) %q", len(m), utf8.ValidString(m), crawl.Truncate(m, 40))
 	}
 }
+
+// rereleasing is a store in which the candidate is released again, as a
+// new crawl, just before the first crawl is recorded: what a requeue of
+// a release thought lost does to a fetch still running.
+type rereleasing struct {
+	*sqlite.DB
+	t    *testing.T
+	once sync.Once
+	uuid string
+}
+
+func (s *rereleasing) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
+	s.once.Do(func() {
+		now, err := s.GetCandidate(ctx, cr.Log.URL)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		now.CrawlUUID, now.QueuedAt = s.uuid, now.QueuedAt+1
+		if err := s.PutCandidate(ctx, now); err != nil {
+			s.t.Fatal(err)
+		}
+	})
+	return s.DB.RecordCrawl(ctx, cr, c)
+}
+
+func TestCrawlOfAReleasedAgainCandidate(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "<p>hello</p>")
+	}))
+	defer srv.Close()
+	h := newHarness(t, nil, nil)
+	store := &rereleasing{DB: h.db, t: t, uuid: "newer"}
+	h.f.store = store
+	u := srv.URL + "/page"
+	if err := h.f.Handle(t.Context(), h.queue(t, u, "older")); err != nil {
+		t.Fatal(err)
+	}
+	// The older crawl is kept, and handed on; the candidate is still the
+	// newer crawl's, queued, so that it is fetched.
+	if cr, err := h.db.GetCrawl(t.Context(), "older"); err != nil || cr.Log.ExitCode != crawl.ExitComplete {
+		t.Errorf("the older crawl: %+v, %v; want it recorded, complete", cr.Log, err)
+	}
+	if len(h.parse.bodies) != 1 {
+		t.Errorf("%d parse tasks, want the older crawl's", len(h.parse.bodies))
+	}
+	c, err := h.db.GetCandidate(t.Context(), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.CrawlUUID != "newer" || c.State != crawl.StateQueued {
+		t.Errorf("candidate: crawl %s, state %v; want the newer crawl, queued", c.CrawlUUID, c.State)
+	}
+}
