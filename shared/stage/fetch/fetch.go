@@ -25,9 +25,10 @@ type Store interface {
 	GetCandidate(ctx context.Context, url string) (crawl.Candidate, error)
 	// RecordCrawl records a crawl and its candidate's new state (false:
 	// the crawl was recorded already). A 304 (crawl.ExitUnchanged) it
-	// records is summarized with it: the store applies
-	// crawl.SummaryOf(cr) once the content the 304 confirmed is
-	// summarized, and no summarize task is sent for it.
+	// records with a candidate that has a contentful crawl is settled
+	// with it, and no summarize task is sent for it: the SQLite store
+	// applies its summary (crawl.SummaryOf), the DynamoDB store notes it
+	// on the candidate for the readers to fold in (docs/aws.md).
 	RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error)
 	GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error)
 }
@@ -177,7 +178,16 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 		f.log.DebugContext(ctx, "dropping stale fetch task", "url", t.URL, "crawl_uuid", t.CrawlUUID, "state", c.State)
 		return nil
 	}
-	out, err := f.crawl(ctx, c, t)
+	// A fetch again of a crawl recorded without its log asks for the
+	// page whatever it was: the validators the candidate holds are the
+	// ones that crawl recorded, and a 304 to them would confirm content
+	// that was never logged.
+	refetch := c.State != crawl.StateQueued
+	fc := c
+	if refetch {
+		fc.LastContentfulETag, fc.LastContentfulModified = nil, nil
+	}
+	out, err := f.crawl(ctx, fc, t)
 	if err != nil {
 		return crawl.E("fetch "+t.URL, crawl.KindTransient, err)
 	}
@@ -186,11 +196,14 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 	for attempt := 0; ; attempt++ {
 		next := f.afterCrawl(c, out, t)
 		cand := &next
-		if c.CrawlUUID != t.CrawlUUID {
-			// Released again while this crawl ran (a stale release
-			// record's retry): the candidate is the newer crawl's now.
-			// This crawl is recorded alone, so that what it saw is kept
-			// and summarized, and the candidate is left to the other.
+		if c.CrawlUUID != "" && c.CrawlUUID != t.CrawlUUID || c.LastCrawlTime != nil && *c.LastCrawlTime > cr.Log.TimeStarted {
+			// Released again while this crawl ran (a requeue of a
+			// release thought lost), or crawled since: the candidate is
+			// a newer crawl's. This crawl is recorded alone, so that
+			// what it saw is kept and summarized, and the candidate is
+			// left to the other. (A candidate held meanwhile, its site
+			// disabled or suspended, names no crawl: this crawl is
+			// recorded into it, as it would have been a moment before.)
 			f.log.InfoContext(ctx, "recording a crawl whose candidate was released again meanwhile", "url", t.URL,
 				"crawl_uuid", t.CrawlUUID, "current", c.CrawlUUID)
 			cand = nil
@@ -216,7 +229,10 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 				return fmt.Errorf("fetch %s: read the crawl recorded: %w", t.URL, err)
 			}
 		}
-		settled = fresh && cand != nil && cr.Log.ExitCode == crawl.ExitUnchanged
+		// Settled: a 304 this delivery recorded with its candidate, which
+		// holds the content it confirmed. (A fetch again after a lost
+		// log write finds the candidate written by the first fetch.)
+		settled = fresh && cand != nil && !refetch && cr.Log.ExitCode == crawl.ExitUnchanged && next.LastContentfulCrawlTime != nil
 		break
 	}
 	return f.forward(ctx, t, c, cr, settled)

@@ -728,23 +728,23 @@ func TestLongStatusLineLogged(t *testing.T) {
 	}
 }
 
-// rereleasing is a store in which the candidate is released again, as a
-// new crawl, just before the first crawl is recorded: what a requeue of
-// a release thought lost does to a fetch still running.
-type rereleasing struct {
+// rewriting is a store in which the candidate is written by another
+// process (mod) just before the first crawl is recorded: a requeue of a
+// release thought lost, a hold of its site.
+type rewriting struct {
 	*sqlite.DB
 	t    *testing.T
 	once sync.Once
-	uuid string
+	mod  func(*crawl.Candidate)
 }
 
-func (s *rereleasing) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
+func (s *rewriting) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error) {
 	s.once.Do(func() {
 		now, err := s.GetCandidate(ctx, cr.Log.URL)
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		now.CrawlUUID, now.QueuedAt = s.uuid, now.QueuedAt+1
+		s.mod(&now)
 		if err := s.PutCandidate(ctx, now); err != nil {
 			s.t.Fatal(err)
 		}
@@ -752,7 +752,7 @@ func (s *rereleasing) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.
 	return s.DB.RecordCrawl(ctx, cr, c)
 }
 
-func TestCrawlOfAReleasedAgainCandidate(t *testing.T) {
+func TestCandidateWrittenDuringTheCrawl(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
@@ -761,26 +761,96 @@ func TestCrawlOfAReleasedAgainCandidate(t *testing.T) {
 		fmt.Fprint(w, "<p>hello</p>")
 	}))
 	defer srv.Close()
-	h := newHarness(t, nil, nil)
-	store := &rereleasing{DB: h.db, t: t, uuid: "newer"}
-	h.f.store = store
-	u := srv.URL + "/page"
-	if err := h.f.Handle(t.Context(), h.queue(t, u, "older")); err != nil {
-		t.Fatal(err)
+	later := time.Now().Add(time.Hour).Unix()
+	for _, tt := range []struct {
+		name string
+		mod  func(*crawl.Candidate)
+		// the candidate after: recorded into, or left as mod made it
+		into  bool
+		state crawl.CandidateState
+	}{
+		{"released again", func(c *crawl.Candidate) { c.CrawlUUID, c.QueuedAt = "newer", c.QueuedAt+1 }, false, crawl.StateQueued},
+		{"crawled since, then held", func(c *crawl.Candidate) {
+			c.CrawlUUID, c.State, c.LastCrawlTime = "", crawl.StateHeld, &later
+		}, false, crawl.StateHeld},
+		{"held", func(c *crawl.Candidate) { c.CrawlUUID, c.State = "", crawl.StateHeld }, true, crawl.StateCrawled},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, nil, nil)
+			h.f.store = &rewriting{DB: h.db, t: t, mod: tt.mod}
+			u := srv.URL + "/page"
+			if err := h.f.Handle(t.Context(), h.queue(t, u, "older")); err != nil {
+				t.Fatal(err)
+			}
+			// The crawl is kept, and handed on, either way.
+			cr, err := h.db.GetCrawl(t.Context(), "older")
+			if err != nil || cr.Log.ExitCode != crawl.ExitComplete {
+				t.Errorf("the crawl: %+v, %v; want it recorded, complete", cr.Log, err)
+			}
+			if len(h.parse.bodies) != 1 {
+				t.Errorf("%d parse tasks, want the crawl's", len(h.parse.bodies))
+			}
+			c, err := h.db.GetCandidate(t.Context(), u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			into := c.LastCrawlTime != nil && *c.LastCrawlTime == cr.Log.TimeStarted
+			if into != tt.into || c.State != tt.state {
+				t.Errorf("candidate: state %v, last crawl %v (the crawl's %d); want recorded into it %v, state %v",
+					c.State, c.LastCrawlTime, cr.Log.TimeStarted, tt.into, tt.state)
+			}
+		})
 	}
-	// The older crawl is kept, and handed on; the candidate is still the
-	// newer crawl's, queued, so that it is fetched.
-	if cr, err := h.db.GetCrawl(t.Context(), "older"); err != nil || cr.Log.ExitCode != crawl.ExitComplete {
-		t.Errorf("the older crawl: %+v, %v; want it recorded, complete", cr.Log, err)
-	}
-	if len(h.parse.bodies) != 1 {
-		t.Errorf("%d parse tasks, want the older crawl's", len(h.parse.bodies))
-	}
-	c, err := h.db.GetCandidate(t.Context(), u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.CrawlUUID != "newer" || c.State != crawl.StateQueued {
-		t.Errorf("candidate: crawl %s, state %v; want the newer crawl, queued", c.CrawlUUID, c.State)
-	}
+}
+
+func TestUnsettled304s(t *testing.T) {
+	var conditional atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		if r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "" {
+			conditional.Add(1)
+		}
+		w.WriteHeader(http.StatusNotModified) // whatever was asked
+	}))
+	defer srv.Close()
+
+	t.Run("no content to confirm", func(t *testing.T) {
+		h := newHarness(t, nil, nil)
+		cr, _ := h.crawl(t, srv.URL+"/never-fetched", nil)
+		if cr.Log.ExitCode != crawl.ExitUnchanged {
+			t.Fatalf("exit %v, want unchanged", cr.Log.ExitCode)
+		}
+		if n := len(h.summarize.bodies); n != 1 {
+			t.Errorf("%d summarize tasks, want 1: a 304 with no content before it is left to the summarizer", n)
+		}
+	})
+	t.Run("fetched again after a lost log write", func(t *testing.T) {
+		h := newHarness(t, nil, nil)
+		u := srv.URL + "/page"
+		// What a fetcher stopped between its two writes leaves (the
+		// DynamoDB store's): the candidate shows the crawl, with the
+		// validators it got, and there is no log of it.
+		at, etag := int64(1700000000), `"v2"`
+		c := crawl.Candidate{URL: u, Host: strings.TrimPrefix(srv.URL, "http://"), CrawlType: crawl.CrawlRecrawl,
+			State: crawl.StateCrawled, CrawlUUID: "lost-log", LastCrawlTime: &at, LastContentfulCrawlTime: &at, LastContentfulETag: &etag}
+		if err := h.db.PutCandidate(t.Context(), c); err != nil {
+			t.Fatal(err)
+		}
+		conditional.Store(0)
+		if err := h.f.Handle(t.Context(), crawl.FetchTask{URL: u, CrawlUUID: "lost-log", CrawlType: crawl.CrawlRecrawl}); err != nil {
+			t.Fatal(err)
+		}
+		if n := conditional.Load(); n != 0 {
+			t.Errorf("%d conditional requests: the validators were the lost crawl's own", n)
+		}
+		if _, err := h.db.GetCrawl(t.Context(), "lost-log"); err != nil {
+			t.Errorf("the crawl's log: %v", err)
+		}
+		if n := len(h.summarize.bodies); n != 1 {
+			t.Errorf("%d summarize tasks, want 1", n)
+		}
+	})
 }
