@@ -117,8 +117,8 @@ func SummaryOf(cr Crawl) SummaryUpdate {
 		}
 	}
 	if l.ExitCode == ExitUnchanged {
-		// A 304 extends whatever generation is open when the store
-		// applies it: nothing to read first.
+		// A 304 extends the generation the store finds open for it
+		// (GenerationExtendOpen): nothing to read first.
 		u.Action = GenerationExtendOpen
 	}
 	return u

@@ -198,15 +198,43 @@ func (d *DB) StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.
 	return d.queryCandidates(ctx, `WHERE f.state='queued' AND f.queued_unix_utc<=? ORDER BY f.queued_unix_utc LIMIT ?`, before, limit)
 }
 
-// NotHandedOn returns the candidates whose current crawl is recorded
-// and has no crawl summary: the stages after the fetch have not
-// finished it (every crawl gets its summary). A run whose fetch tasks
-// were in memory when it was killed leaves these (pipeline's resume
-// hands them on); so does a summary dead-lettered, which is tried again.
+// NotHandedOn returns the recorded crawls that have no crawl summary,
+// each as its URL's candidate naming that crawl (CrawlUUID): the stages
+// after the fetch have not finished them (every crawl gets its summary).
+// A run whose fetch tasks were in memory when it was killed leaves these
+// (pipeline's resume hands them on); so does a summary dead-lettered,
+// which is tried again. A crawl that is no longer its candidate's
+// current one is among them: recorded while the candidate was released
+// again, or followed by a 304 before its summary, which waits for it
+// (unchanged.go).
 func (d *DB) NotHandedOn(ctx context.Context) ([]crawl.Candidate, error) {
-	return d.queryCandidates(ctx, `JOIN crawl_log l ON l.crawl_uuid=f.crawl_uuid
-		WHERE NOT EXISTS (SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid) ORDER BY f.url_id`)
+	rows, err := d.query(ctx, `SELECT `+d.older.columns(candidateColumns, "crawl_frontier", "f")+`, l.crawl_uuid`+candidateFrom+
+		`JOIN crawl_log l ON l.url_id=f.url_id WHERE NOT EXISTS (SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)
+		ORDER BY f.url_id, l.crawl_log_id`)
+	if err != nil {
+		return nil, fmt.Errorf("query crawls not handed on: %w", err)
+	}
+	defer rows.Close()
+	var out []crawl.Candidate
+	for rows.Next() {
+		var crawlUUID string
+		c, err := scanCandidate(scanWith{rows, &crawlUUID})
+		if err != nil {
+			return nil, fmt.Errorf("scan candidate: %w", err)
+		}
+		c.CrawlUUID = crawlUUID
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
+
+// scanWith scans a row of a candidate's columns followed by one more.
+type scanWith struct {
+	s    scanner
+	more any
+}
+
+func (w scanWith) Scan(dest ...any) error { return w.s.Scan(append(dest, w.more)...) }
 
 // FrontierSize counts the URLs due by now or released to fetch and not
 // yet crawled: what is left of a crawl as far as is known now.

@@ -129,3 +129,57 @@ func TestRecordCrawlUnknownAgent(t *testing.T) {
 		t.Errorf("candidate changed:\nbefore %+v\nafter  %+v", c, got)
 	}
 }
+
+// TestNotHandedOn: every recorded crawl without a summary is handed on
+// at a resume, not only its candidate's current one: content followed
+// by a 304 before its summary (which the 304 waits for) is found too,
+// and each comes as its candidate naming that crawl.
+func TestNotHandedOn(t *testing.T) {
+	ctx := t.Context()
+	db := openDB(t)
+	registerAgent(t, db)
+	const u = "http://example.com/"
+	record := func(cr crawl.Crawl) {
+		t.Helper()
+		c, err := db.GetCandidate(ctx, u)
+		if err != nil {
+			c = queuedCandidate(t, db, u, cr.Log.CrawlUUID)
+		}
+		c.State, c.CrawlUUID = crawl.StateQueued, cr.Log.CrawlUUID
+		if err := db.PutCandidate(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		c, _ = db.GetCandidate(ctx, u)
+		next := contract.CrawledAs(c, cr)
+		if _, err := db.RecordCrawl(ctx, cr, &next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	content := contract.CompleteCrawl(u, "content")
+	record(content)
+	record(contract.UnchangedCrawl(u, "unchanged", content.Log.TimeStarted+60))
+	got, err := db.NotHandedOn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uuids []string
+	for _, c := range got {
+		if c.URL != u {
+			t.Errorf("candidate %s, want %s", c.URL, u)
+		}
+		uuids = append(uuids, c.CrawlUUID)
+	}
+	if want := []string{"content", "unchanged"}; !reflect.DeepEqual(uuids, want) {
+		t.Errorf("crawls not handed on: %v, want %v", uuids, want)
+	}
+	// Summarized, the content settles the 304 that waited for it.
+	su := crawl.SummaryUpdate{URL: u, SeenAt: content.Log.TimeStarted, Action: crawl.GenerationReplace,
+		Crawl: crawl.CrawlSummary{CrawlUUID: "content", AgentUUID: contract.AgentUUID, TimeStarted: content.Log.TimeStarted, ExitCode: crawl.ExitComplete},
+		New:   contract.TextGen(u, content.Log.TimeStarted, contract.TextPile("words"), "T")}
+	if _, err := db.ApplySummary(ctx, su); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.NotHandedOn(ctx); err != nil || len(got) != 0 {
+		t.Errorf("after the summary: %d crawls not handed on (%v), want none", len(got), err)
+	}
+}

@@ -16,12 +16,16 @@ import (
 // (after the parse stage) and may not be yet: such a 304 waits, with no
 // crawl_summary row, until that crawl's summary settles it
 // (settleWaiting). What is read to tell is the crawl log, by
-// crawl_log_quickinfo (url_id, time_started_unix_utc, exit_code). A
-// 304 waits only when its URL was released again between a contentful
-// crawl's record and its summary, which the embedded home does not do
-// (a recrawl is due minutes later, and a resumed run hands on what a
-// killed one recorded before it releases anything); the AWS home's
-// queues can (docs/aws.md).
+// crawl_log_quickinfo (url_id, time_started_unix_utc, exit_code).
+//
+// A 304 waits when its URL was fetched again between a contentful
+// crawl's record and that crawl's summary: a recrawl period shorter than
+// a page's parse and summary, or a run killed in between and resumed.
+// Meanwhile neither has a crawl_summary row, so a resumed run hands both
+// on again (NotHandedOn); content whose summarize task was dead-lettered
+// keeps its 304s waiting until it is summarized. Times are whole
+// seconds: a 304 started in the same second as the contentful crawl it
+// confirmed does not wait for it.
 
 // contentfulCodes is the SQL list of the contentful exit codes.
 var contentfulCodes = func() string {
