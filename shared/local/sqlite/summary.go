@@ -130,8 +130,9 @@ func (d *DB) ApplySummary(ctx context.Context, s crawl.SummaryUpdate) (bool, err
 // the crawl was already summarized.
 //
 // A 304 (crawl.GenerationExtendOpen) confirms the content of the URL's
-// latest contentful crawl before it. When that crawl's own summary is
-// not applied yet, the 304 waits for it (and applySummary returns true
+// latest contentful crawl before it, and extends the open generation if
+// that holds it. When that crawl's own summary is not applied yet, the
+// 304 waits for it (and applySummary returns true
 // with nothing written): the contentful summary, once applied, settles
 // the 304s that confirmed its content (settleWaiting), so that they
 // extend the generation holding that content, not the one open before.
@@ -147,26 +148,29 @@ func applySummary(ctx context.Context, tx *wtx, s crawl.SummaryUpdate, links lin
 	if err != nil {
 		return false, err
 	}
-	var open, openFirstSeen int64
+	var open, openFirstSeen, openLastSeen int64
 	var openDup bool
-	err = tx.QueryRowContext(ctx, `SELECT entity_generation_id, first_seen_unix_utc, marked_duplicate FROM entity_generation
+	err = tx.QueryRowContext(ctx, `SELECT entity_generation_id, first_seen_unix_utc, last_seen_unix_utc, marked_duplicate FROM entity_generation
 		WHERE url_id=? AND url_fragment IS NULL AND confirmed_end_unix_utc IS NULL
-		ORDER BY first_seen_unix_utc DESC, entity_generation_id DESC LIMIT 1`, urlid).Scan(&open, &openFirstSeen, &openDup)
+		ORDER BY first_seen_unix_utc DESC, entity_generation_id DESC LIMIT 1`, urlid).Scan(&open, &openFirstSeen, &openLastSeen, &openDup)
 	if err != nil && !notFound(err) {
 		return false, fmt.Errorf("read open generation: %w", err)
 	}
 	action, exit := s.Action, s.Crawl.ExitCode
 	if action == crawl.GenerationExtendOpen {
-		waits, err := confirmsUnsummarized(ctx, tx, urlid, s.SeenAt)
+		of, logged, waits, err := confirmed(ctx, tx, urlid, s.SeenAt)
 		if err != nil {
 			return false, err
 		}
 		if waits {
 			return true, nil
 		}
-		// A 304: whatever is open, unless it opened after this crawl.
+		// A 304: the open generation, unless it opened after this crawl,
+		// or does not hold the content the 304 confirmed (it was seen
+		// neither at nor after that content's crawl: the URL redirected
+		// since, say), as the DynamoDB store's readers judge.
 		action = crawl.GenerationAttach
-		if open != 0 && openFirstSeen <= s.SeenAt {
+		if open != 0 && openFirstSeen <= s.SeenAt && (!logged || openFirstSeen <= of && of <= openLastSeen) {
 			action = crawl.GenerationExtend
 			if openDup {
 				exit = crawl.ExitDuplicate

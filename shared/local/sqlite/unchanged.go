@@ -38,18 +38,21 @@ var contentfulCodes = func() string {
 	return "(" + strings.Join(codes, ",") + ")"
 }()
 
-// confirmsUnsummarized reports whether a 304 of URL urlid at seenAt
-// confirms content not summarized yet: the URL's latest contentful
-// crawl before seenAt has no crawl_summary row.
-func confirmsUnsummarized(ctx context.Context, tx *wtx, urlid, seenAt int64) (bool, error) {
-	var waits bool
-	err := tx.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)
+// confirmed is the content a 304 of URL urlid at seenAt confirmed: the
+// start of the URL's latest contentful crawl before seenAt (ok false:
+// none is logged), and whether that crawl has no crawl_summary row yet
+// (waits).
+func confirmed(ctx context.Context, tx *wtx, urlid, seenAt int64) (at int64, ok, waits bool, err error) {
+	err = tx.QueryRowContext(ctx, `SELECT l.time_started_unix_utc, NOT EXISTS (SELECT 1 FROM crawl_summary s WHERE s.crawl_uuid=l.crawl_uuid)
 		FROM crawl_log l WHERE l.url_id=? AND l.time_started_unix_utc<? AND l.exit_code IN `+contentfulCodes+`
-		ORDER BY l.time_started_unix_utc DESC LIMIT 1`, urlid, seenAt).Scan(&waits)
-	if err != nil && !notFound(err) {
-		return false, fmt.Errorf("look up the content a 304 confirmed: %w", err)
+		ORDER BY l.time_started_unix_utc DESC LIMIT 1`, urlid, seenAt).Scan(&at, &waits)
+	if notFound(err) {
+		return 0, false, false, nil
 	}
-	return waits, nil
+	if err != nil {
+		return 0, false, false, fmt.Errorf("look up the content a 304 confirmed: %w", err)
+	}
+	return at, true, waits, nil
 }
 
 // settleWaiting applies the summaries of the 304s that waited for the

@@ -410,6 +410,17 @@ func notModifiedRecorded(t *testing.T, s Metadata) {
 	second := openGen(t, s, u).Generation
 	apply(t, s, SummaryUpdate(u, "c5", 600, crawl.GenerationExtend, second.ID, nil))
 	check(t, 2, 400, 700)
+
+	// The URL then redirects, and a 304 at 900 confirms the content
+	// fetched at 600 again: it does not extend the redirect.
+	r8 := RedirectCrawl(u, "http://example.com/moved", "r8")
+	r8.Log.TimeStarted, r8.Requests[0].TimeSent = 800, 800
+	record(r8)
+	moved := &crawl.NewGeneration{Generation: crawl.EntityGeneration{URL: u, FirstSeen: 800, LastSeen: 800},
+		ContentKey: "redirect:http://example.com/moved", Redirect: &crawl.RedirectSummary{ToURL: "http://example.com/moved"}}
+	apply(t, s, SummaryUpdate(u, "r8", 800, crawl.GenerationReplace, second.ID, moved))
+	record(UnchangedCrawl(u, "n9", 900))
+	check(t, 3, 800, 800)
 }
 
 func summaryIdempotent(t *testing.T, s Metadata) {
