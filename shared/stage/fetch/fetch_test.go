@@ -380,14 +380,7 @@ func (f *failingObjects) Put(ctx context.Context, key string, data []byte) error
 // the task's redelivery fetches the page again; once the store is back,
 // the crawl is recorded with a key that reads the body back.
 func TestBodyKeptBeforeRecord(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		fmt.Fprint(w, "<p>kept</p>")
-	}))
-	defer srv.Close()
+	srv := pageServer(t, "<p>kept</p>")
 	ctx := context.Background()
 	h := newHarness(t, nil, nil)
 	fs, err := blobfs.New(t.TempDir())
@@ -728,6 +721,19 @@ func TestLongStatusLineLogged(t *testing.T) {
 	}
 }
 
+// pageServer serves body at every path but /robots.txt (404: no rules).
+func pageServer(t *testing.T, body string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 // rewriting is a store in which the candidate is written by another
 // process (mod) just before the first crawl is recorded: a requeue of a
 // release thought lost, a hold of its site.
@@ -753,14 +759,7 @@ func (s *rewriting) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Ca
 }
 
 func TestCandidateWrittenDuringTheCrawl(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		fmt.Fprint(w, "<p>hello</p>")
-	}))
-	defer srv.Close()
+	srv := pageServer(t, "<p>hello</p>")
 	later := time.Now().Add(time.Hour).Unix()
 	for _, tt := range []struct {
 		name string
