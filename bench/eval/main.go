@@ -16,12 +16,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/serverless-crawler/crawler/bench/judged"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 )
 
@@ -40,7 +40,7 @@ func main() {
 }
 
 func run(root, data, crawler, serve, queriesFile string, verbose bool, w io.Writer) error {
-	qs, err := readQueries(queriesFile)
+	qs, err := judged.Read(queriesFile)
 	if err != nil {
 		return err
 	}
@@ -60,13 +60,13 @@ func run(root, data, crawler, serve, queriesFile string, verbose bool, w io.Writ
 	defer db.Close()
 	var s score
 	for _, q := range qs {
-		hits, err := db.Search(ctx, q.text, 10)
+		hits, err := db.Search(ctx, q.Text, 10)
 		if err != nil {
-			return fmt.Errorf("query %q: %w", q.text, err)
+			return fmt.Errorf("judged.Query %q: %w", q.Text, err)
 		}
 		var got []string
 		for _, h := range hits {
-			got = append(got, relPath(h.URL))
+			got = append(got, judged.Page(h.URL))
 		}
 		r := s.add(q, got)
 		if verbose {
@@ -74,7 +74,7 @@ func run(root, data, crawler, serve, queriesFile string, verbose bool, w io.Writ
 			if r != 1 {
 				mark = "✗ "
 			}
-			fmt.Fprintf(w, "%s%-45q rank %-3s top 3: %s\n", mark, q.text, rankText(r), strings.Join(got[:min(3, len(got))], " "))
+			fmt.Fprintf(w, "%s%-45q rank %-3s top 3: %s\n", mark, q.Text, rankText(r), strings.Join(got[:min(3, len(got))], " "))
 		}
 	}
 	withHeadline, pages, err := headlines(ctx, db)
@@ -93,33 +93,6 @@ func run(root, data, crawler, serve, queriesFile string, verbose bool, w io.Writ
 	return tw.Flush()
 }
 
-type query struct {
-	text     string
-	relevant []string
-}
-
-func readQueries(file string) ([]query, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []query
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		text, rel, ok := strings.Cut(line, "\t")
-		if !ok || strings.TrimSpace(rel) == "" {
-			return nil, fmt.Errorf("%s:%d: want query<TAB>pages", file, n)
-		}
-		out = append(out, query{text: text, relevant: strings.Split(rel, ",")})
-	}
-	return out, sc.Err()
-}
-
 // score sums the measures over the queries.
 type score struct {
 	n                int
@@ -128,12 +101,12 @@ type score struct {
 
 // add scores one query's ranked pages and returns the rank of its first
 // relevant page (0: none in the top 10).
-func (s *score) add(q query, got []string) int {
+func (s *score) add(q judged.Query, got []string) int {
 	s.n++
 	first := 0
 	inTop3 := 0
 	for i, p := range got {
-		if !slices.Contains(q.relevant, p) {
+		if !slices.Contains(q.Relevant, p) {
 			continue
 		}
 		if first == 0 {
@@ -161,21 +134,6 @@ func rankText(r int) string {
 		return "-"
 	}
 	return fmt.Sprint(r)
-}
-
-var origin = regexp.MustCompile(`^https?://[^/]+/`)
-
-// relPath is a hit's URL as a path relative to the tree's root, fragment
-// and query dropped.
-func relPath(u string) string {
-	p := origin.ReplaceAllString(u, "")
-	if i := strings.IndexAny(p, "?#"); i >= 0 {
-		p = p[:i]
-	}
-	if p == "" || strings.HasSuffix(p, "/") {
-		p += "index.html"
-	}
-	return p
 }
 
 // headlines counts the HTML pages whose document description has a

@@ -18,7 +18,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -27,6 +26,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/serverless-crawler/crawler/bench/judged"
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 )
@@ -41,7 +41,7 @@ var (
 	withTitle    = flag.Bool("title", false, "prefix each section's heading with the page's h1")
 	k1           = flag.Float64("k1", 1.2, "BM25 k1")
 	bParam       = flag.Float64("b", 0.75, "BM25 b")
-	show         = flag.String("show", "", "variant whose per-query rank changes to print")
+	show         = flag.String("show", "", "variant whose per-judged.Query rank changes to print")
 	verboseQuery = flag.String("vq", "", "print the candidates and their section scores for this query")
 )
 
@@ -304,7 +304,7 @@ func tokens(s string) []string {
 	return out
 }
 
-// ---- query ----
+// ---- judged.Query ----
 
 type qword struct {
 	word  string
@@ -413,59 +413,22 @@ func ideal(qs []*qword) float64 {
 
 // ---- evaluation ----
 
-type query struct {
-	text     string
-	relevant []string
-}
-
-func readQueries(file string) ([]query, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []query
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		text, rel, _ := strings.Cut(line, "\t")
-		out = append(out, query{text: text, relevant: strings.Split(rel, ",")})
-	}
-	return out, sc.Err()
-}
-
-var origin = regexp.MustCompile(`^https?://[^/]+/`)
-
-func relPath(u string) string {
-	p := origin.ReplaceAllString(u, "")
-	if i := strings.IndexAny(p, "?#"); i >= 0 {
-		p = p[:i]
-	}
-	if p == "" || strings.HasSuffix(p, "/") {
-		p += "index.html"
-	}
-	return p
-}
-
 type result struct{ p1, p3, rr float64 }
 
-func firstRel(q query, got []string) int {
+func firstRel(q judged.Query, got []string) int {
 	for i, p := range got[:min(10, len(got))] {
-		if slices.Contains(q.relevant, p) {
+		if slices.Contains(q.Relevant, p) {
 			return i + 1
 		}
 	}
 	return 0
 }
 
-func measure(q query, got []string) result {
+func measure(q judged.Query, got []string) result {
 	var r result
 	got = got[:min(10, len(got))]
 	for i, p := range got[:min(3, len(got))] {
-		if slices.Contains(q.relevant, p) {
+		if slices.Contains(q.Relevant, p) {
 			r.p3 += 1.0 / 3
 			if i == 0 {
 				r.p1 = 1
@@ -553,7 +516,7 @@ func variants() []variant {
 }
 
 func run(root, data, queriesFile, ns string) error {
-	qs, err := readQueries(queriesFile)
+	qs, err := judged.Read(queriesFile)
 	if err != nil {
 		return err
 	}
@@ -577,29 +540,29 @@ func run(root, data, queriesFile, ns string) error {
 		tops := make([][]string, len(vs))
 		missing := 0
 		for _, q := range qs {
-			hits, err := db.Search(ctx, q.text, n)
+			hits, err := db.Search(ctx, q.Text, n)
 			if err != nil {
-				return fmt.Errorf("query %q: %w", q.text, err)
+				return fmt.Errorf("judged.Query %q: %w", q.Text, err)
 			}
-			qws := queryWords(q.text, c)
+			qws := queryWords(q.Text, c)
 			var cs []cand
 			for _, h := range hits {
-				p := relPath(h.URL)
+				p := judged.Page(h.URL)
 				if _, ok := c.pages[p]; !ok {
 					missing++
 				}
 				cs = append(cs, cand{path: p, rank: h.Rank, sec: score(c, p, qws)})
 			}
 			baseRank := firstRel(q, byScore(cs, func(c cand) float64 { return c.rank }))
-			if *verboseQuery == q.text || (*verboseQuery == "fail" && baseRank != 1 && n == 20) {
-				fmt.Printf("query %q words:", q.text)
+			if *verboseQuery == q.Text || (*verboseQuery == "fail" && baseRank != 1 && n == 20) {
+				fmt.Printf("judged.Query %q words:", q.Text)
 				for _, w := range qws {
 					fmt.Printf(" %s(idf %.2f, %d secs)", w.word, w.idf, w.nsecs)
 				}
 				fmt.Println()
 				for i, x := range cs[:min(len(cs), 12)] {
 					rel := " "
-					if slices.Contains(q.relevant, x.path) {
+					if slices.Contains(q.Relevant, x.path) {
 						rel = "*"
 					}
 					fmt.Printf("  %2d %s %-50s rank %6.2f bm25 %6.2f cover %.2f allhead %v best %q\n", i+1, rel, x.path, x.rank, x.sec.bm25, x.sec.cover, x.sec.allHead, x.sec.bestHead)
@@ -626,7 +589,7 @@ func run(root, data, queriesFile, ns string) error {
 			if v.name == *show {
 				for j, q := range qs {
 					if ranks[i][j] != ranks[0][j] {
-						fmt.Printf("    %-50q %s -> %s  (top: %s -> %s)\n", q.text, rt(ranks[0][j]), rt(ranks[i][j]), tops[0][j], tops[i][j])
+						fmt.Printf("    %-50q %s -> %s  (top: %s -> %s)\n", q.Text, rt(ranks[0][j]), rt(ranks[i][j]), tops[0][j], tops[i][j])
 					}
 				}
 			}
