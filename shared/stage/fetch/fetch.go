@@ -204,7 +204,7 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 			// left to the other. (A candidate held meanwhile, its site
 			// disabled or suspended, names no crawl: this crawl is
 			// recorded into it, as it would have been a moment before.)
-			f.log.InfoContext(ctx, "recording a crawl whose candidate was released again meanwhile", "url", t.URL,
+			f.log.InfoContext(ctx, "recording a crawl alone: its candidate moved on to a newer crawl meanwhile", "url", t.URL,
 				"crawl_uuid", t.CrawlUUID, "current", c.CrawlUUID)
 			cand = nil
 		}
