@@ -119,11 +119,7 @@ func (h *harness) crawl(t *testing.T, u string, mod func(*crawl.Candidate)) (cra
 }
 
 func TestConditionalGet(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
+	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("ETag", `"v1"`)
 		w.Header().Set("Last-Modified", "Mon, 02 Jan 2006 15:04:05 GMT")
 		if r.Header.Get("If-None-Match") == `"v1"` {
@@ -131,8 +127,7 @@ func TestConditionalGet(t *testing.T) {
 			return
 		}
 		fmt.Fprint(w, "<p>hello</p>")
-	}))
-	defer srv.Close()
+	})
 	h := newHarness(t, nil, nil)
 	cr, c := h.crawl(t, srv.URL+"/page", nil)
 	if cr.Log.ExitCode != crawl.ExitComplete || c.LastContentfulETag == nil || *c.LastContentfulETag != `"v1"` || c.LastContentfulModified == nil {
@@ -217,16 +212,11 @@ func TestCrawlDelayHonoured(t *testing.T) {
 
 func TestRetryAfterBeyondLimitIsRecorded(t *testing.T) {
 	hits := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
+	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits++
 		w.Header().Set("Retry-After", "3600")
 		w.WriteHeader(http.StatusTooManyRequests)
-	}))
-	defer srv.Close()
+	})
 	h := newHarness(t, nil, nil)
 	cr, _ := h.crawl(t, srv.URL+"/busy", nil)
 	if cr.Log.ExitCode != crawl.ExitRateLimited || hits != 1 {
@@ -428,15 +418,10 @@ func TestLinkHeaderCanonical(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var srvURL string
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.URL.Path == "/robots.txt" {
-					http.NotFound(w, r)
-					return
-				}
+			srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Link", strings.ReplaceAll(tt.link, "{srv}", srvURL))
 				fmt.Fprint(w, "<p>hello</p>")
-			}))
-			defer srv.Close()
+			})
 			srvURL = srv.URL
 			cr, _ := newHarness(t, nil, nil).crawl(t, srv.URL+"/page", nil)
 			if cr.File == nil {
@@ -460,15 +445,10 @@ func TestLinkHeaderCanonical(t *testing.T) {
 // fetches nothing.
 func TestTaskAgainstCandidateState(t *testing.T) {
 	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
+	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		fmt.Fprint(w, "<p>page</p>")
-	}))
-	defer srv.Close()
+	})
 	tests := []struct {
 		name      string
 		state     crawl.CandidateState
@@ -659,14 +639,9 @@ func TestRedirectHandedOnAsRecorded(t *testing.T) {
 // dead-letter the event).
 func TestRedirectTooLongToEnqueue(t *testing.T) {
 	target := "/" + strings.Repeat("x", crawl.MaxURLLength)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
+	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, target, http.StatusFound)
-	}))
-	defer srv.Close()
+	})
 	h := newHarness(t, nil, nil)
 	cr, _ := h.crawl(t, srv.URL+"/old", nil)
 	if cr.Log.ExitCode != crawl.ExitRedirect || cr.Redirect == nil || cr.Redirect.ToURL != srv.URL+target {
@@ -723,12 +698,18 @@ func TestLongStatusLineLogged(t *testing.T) {
 
 // pageServer serves body at every path but /robots.txt (404: no rules).
 func pageServer(t *testing.T, body string) *httptest.Server {
+	return noRobotsServer(t, func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, body) })
+}
+
+// noRobotsServer serves h at every path but /robots.txt (404: no rules),
+// until the test ends.
+func noRobotsServer(t *testing.T, h http.HandlerFunc) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
 			http.NotFound(w, r)
 			return
 		}
-		fmt.Fprint(w, body)
+		h(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -804,17 +785,12 @@ func TestCandidateWrittenDuringTheCrawl(t *testing.T) {
 
 func TestUnsettled304s(t *testing.T) {
 	var conditional atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
+	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != "" {
 			conditional.Add(1)
 		}
 		w.WriteHeader(http.StatusNotModified) // whatever was asked
-	}))
-	defer srv.Close()
+	})
 
 	t.Run("no content to confirm", func(t *testing.T) {
 		h := newHarness(t, nil, nil)
