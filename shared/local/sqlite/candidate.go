@@ -110,7 +110,11 @@ func putCandidate(ctx context.Context, q *wtx, c crawl.Candidate) error {
 	if (c.State == crawl.StateDue || c.State == crawl.StateQueued) && c.Host == "" {
 		return crawl.E("candidate "+c.URL, crawl.KindInvalid, fmt.Errorf("state %s needs a host", c.State))
 	}
-	id, err := q.urlID(ctx, c.URL)
+	urlID := q.urlID
+	if c.Version == 0 {
+		urlID = q.newURLID // a new candidate: its URL is most likely new too
+	}
+	id, err := urlID(ctx, c.URL)
 	if err != nil {
 		return err
 	}

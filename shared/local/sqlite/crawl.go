@@ -61,9 +61,9 @@ func insertCrawl(ctx context.Context, tx *wtx, cr crawl.Crawl) error {
 	if err != nil {
 		return err
 	}
-	var agentID int64
-	if err := tx.QueryRowContext(ctx, `SELECT agent_id FROM agent WHERE agent_uuid=?`, l.AgentUUID).Scan(&agentID); err != nil {
-		return fmt.Errorf("agent %s: %w", l.AgentUUID, err)
+	agentID, err := tx.agentID(ctx, l.AgentUUID)
+	if err != nil {
+		return err
 	}
 	var logID int64
 	if err := tx.QueryRowContext(ctx, `INSERT INTO crawl_log(agent_id, url_id, crawl_type, crawl_uuid,

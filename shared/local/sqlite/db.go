@@ -407,16 +407,6 @@ func (r errRow) Scan(...any) error { return r.err }
 // SQL returns the read pool, for read-only queries in tests and reports.
 func (d *DB) SQL() *sql.DB { return d.db }
 
-func (w *wtx) mimetypeID(ctx context.Context, m string) (int64, error) {
-	var id int64
-	err := w.QueryRowContext(ctx,
-		`INSERT INTO mimetype(mimetype) VALUES(?) ON CONFLICT(mimetype) DO UPDATE SET mimetype=excluded.mimetype RETURNING mimetype_id`, m).Scan(&id)
-	if err != nil {
-		return 0, fmt.Errorf("mimetype id of %s: %w", m, err)
-	}
-	return id, nil
-}
-
 func b2i(b bool) int64 {
 	if b {
 		return 1

@@ -13,6 +13,10 @@ import (
 // when a transaction is rolled back (the ids it added name no row).
 type idCache struct {
 	urls, tokens map[string]int64
+	// mimetypes and agents: a handful each, named by every crawl. A
+	// mimetype's row was written again on every lookup (an upsert), a
+	// dirty page in every commit.
+	mimetypes, agents map[string]int64
 	// tokensLoaded: tokens holds every row of the token table, so a
 	// token not in it is new (loaded once, while the table is small
 	// enough to keep; false again once the map starts over).
@@ -24,12 +28,14 @@ type idCache struct {
 const maxCachedIDs = 200_000
 
 func newIDCache() idCache {
-	return idCache{urls: map[string]int64{}, tokens: map[string]int64{}}
+	return idCache{urls: map[string]int64{}, tokens: map[string]int64{}, mimetypes: map[string]int64{}, agents: map[string]int64{}}
 }
 
 func (c *idCache) reset() {
 	clear(c.urls)
 	clear(c.tokens)
+	clear(c.mimetypes)
+	clear(c.agents)
 	c.tokensLoaded, c.tokensTried = false, false
 }
 
@@ -45,19 +51,75 @@ func put(m map[string]int64, k string, id int64) (cleared bool) {
 
 // urlID returns the id of u in the url table, adding it if needed.
 func (w *wtx) urlID(ctx context.Context, u string) (int64, error) {
+	return w.cachedURLID(ctx, u, false)
+}
+
+// newURLID is urlID for a URL that is most likely not stored yet (a new
+// candidate's): it tries the insert first.
+func (w *wtx) newURLID(ctx context.Context, u string) (int64, error) {
+	return w.cachedURLID(ctx, u, true)
+}
+
+func (w *wtx) cachedURLID(ctx context.Context, u string, likelyNew bool) (int64, error) {
 	c := &w.d.ids
 	if id, ok := c.urls[u]; ok {
 		return id, nil
 	}
-	var id int64
-	err := w.QueryRowContext(ctx, `SELECT url_id FROM url WHERE url=?`, u).Scan(&id)
-	if notFound(err) {
-		err = w.QueryRowContext(ctx, `INSERT INTO url(url) VALUES(?) RETURNING url_id`, u).Scan(&id)
-	}
+	id, err := w.lookUpOrAdd(ctx, `SELECT url_id FROM url WHERE url=?`,
+		`INSERT INTO url(url) VALUES(?) ON CONFLICT(url) DO NOTHING RETURNING url_id`, u, likelyNew)
 	if err != nil {
 		return 0, fmt.Errorf("url id of %s: %w", u, err)
 	}
 	put(c.urls, u, id)
+	return id, nil
+}
+
+// lookUpOrAdd returns the id of key in a table of unique keys: get
+// returns the row's id, add inserts the key and returns the new row's
+// id (nothing when the key is there). One index search answers a key
+// looked up where it is most likely found: a key most likely new (a
+// URL first found) is added first, and only looked up if that adds
+// nothing; any other is looked up first.
+func (w *wtx) lookUpOrAdd(ctx context.Context, get, add, key string, likelyNew bool) (int64, error) {
+	first, then := get, add
+	if likelyNew {
+		first, then = add, get
+	}
+	var id int64
+	err := w.QueryRowContext(ctx, first, key).Scan(&id)
+	if notFound(err) {
+		err = w.QueryRowContext(ctx, then, key).Scan(&id)
+	}
+	return id, err
+}
+
+// mimetypeID returns the id of m in the mimetype table, adding it if
+// needed.
+func (w *wtx) mimetypeID(ctx context.Context, m string) (int64, error) {
+	c := &w.d.ids
+	if id, ok := c.mimetypes[m]; ok {
+		return id, nil
+	}
+	id, err := w.lookUpOrAdd(ctx, `SELECT mimetype_id FROM mimetype WHERE mimetype=?`,
+		`INSERT INTO mimetype(mimetype) VALUES(?) ON CONFLICT(mimetype) DO NOTHING RETURNING mimetype_id`, m, false)
+	if err != nil {
+		return 0, fmt.Errorf("mimetype id of %s: %w", m, err)
+	}
+	put(c.mimetypes, m, id)
+	return id, nil
+}
+
+// agentID returns the id of a registered agent.
+func (w *wtx) agentID(ctx context.Context, agentUUID string) (int64, error) {
+	c := &w.d.ids
+	if id, ok := c.agents[agentUUID]; ok {
+		return id, nil
+	}
+	var id int64
+	if err := w.QueryRowContext(ctx, `SELECT agent_id FROM agent WHERE agent_uuid=?`, agentUUID).Scan(&id); err != nil {
+		return 0, fmt.Errorf("agent %s: %w", agentUUID, err)
+	}
+	put(c.agents, agentUUID, id)
 	return id, nil
 }
 

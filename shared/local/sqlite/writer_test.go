@@ -110,6 +110,9 @@ func TestRolledBackIDsForgotten(t *testing.T) {
 		if _, err := w.tokenIDs(ctx, []string{"gone"}); err != nil {
 			return err
 		}
+		if _, err := w.mimetypeID(ctx, "application/gone"); err != nil {
+			return err
+		}
 		return failed
 	})
 	if !errors.Is(err, failed) {
@@ -118,6 +121,9 @@ func TestRolledBackIDsForgotten(t *testing.T) {
 	// Other rows now take the ids the rolled-back write had.
 	d.testPile(t, "other")
 	if err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+		if _, err := w.ExecContext(ctx, `INSERT INTO mimetype(mimetype) VALUES('application/other')`); err != nil {
+			return err
+		}
 		_, err := w.ExecContext(ctx, `INSERT INTO url(url) VALUES('http://example.com/other')`)
 		return err
 	}); err != nil {
@@ -140,12 +146,67 @@ func TestRolledBackIDsForgotten(t *testing.T) {
 		if err := w.QueryRowContext(ctx, `SELECT url FROM url WHERE url_id=?`, id).Scan(&u); err != nil || u != "http://example.com/gone" {
 			return fmt.Errorf("url id %d names %q (%v)", id, u, err)
 		}
+		if id, err = w.mimetypeID(ctx, "application/gone"); err != nil {
+			return err
+		}
+		if err := w.QueryRowContext(ctx, `SELECT mimetype FROM mimetype WHERE mimetype_id=?`, id).Scan(&u); err != nil || u != "application/gone" {
+			return fmt.Errorf("mimetype id %d names %q (%v)", id, u, err)
+		}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	if got := d.testStats(t, pile); !reflect.DeepEqual(got, map[string]int{"gone": 2}) {
 		t.Errorf("token_statistics = %v", got)
+	}
+}
+
+// TestIDsLookedUpOrAdded: the writer's id lookups (an insert first, a
+// lookup when the key is there) give the id of the row holding the key,
+// whether the key is new, stored already by a write that bypassed the
+// caches, or cached, and add no row for a key that is there.
+func TestIDsLookedUpOrAdded(t *testing.T) {
+	ctx := context.Background()
+	d := openTest(t)
+	if _, err := d.exec(ctx, `INSERT INTO url(url) VALUES('http://example.com/old'),('http://example.com/old2')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.exec(ctx, `INSERT INTO mimetype(mimetype) VALUES('text/old')`); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		table, key string
+		id         func(*wtx, context.Context, string) (int64, error)
+	}{
+		{"url", "http://example.com/old", (*wtx).urlID},
+		{"url", "http://example.com/new", (*wtx).urlID},
+		{"url", "http://example.com/old2", (*wtx).newURLID},
+		{"url", "http://example.com/new2", (*wtx).newURLID},
+		{"mimetype", "text/old", (*wtx).mimetypeID},
+		{"mimetype", "text/new", (*wtx).mimetypeID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.table+" "+tt.key, func(t *testing.T) {
+			var ids [2]int64
+			for i := range ids {
+				if err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+					var err error
+					ids[i], err = tt.id(w, ctx, tt.key)
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if ids[0] != ids[1] {
+				t.Errorf("ids %d then %d", ids[0], ids[1])
+			}
+			var got string
+			var n int
+			q := fmt.Sprintf(`SELECT %[1]s, (SELECT count(*) FROM %[1]s WHERE %[1]s=?) FROM %[1]s WHERE %[1]s_id=?`, tt.table)
+			if err := d.db.QueryRowContext(ctx, q, tt.key, ids[0]).Scan(&got, &n); err != nil || got != tt.key || n != 1 {
+				t.Errorf("id %d names %q, %d rows hold the key (%v)", ids[0], got, n, err)
+			}
+		})
 	}
 }
 
