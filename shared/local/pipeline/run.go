@@ -172,7 +172,9 @@ type stages struct {
 
 func (r *runner) newStages(cfg Config) *stages {
 	d, log := r.d, cfg.Log
-	st := &stages{sched: schedule.New(d.DB, r.sender(QueueFetch), cfg.Policy, log)}
+	policy := cfg.Policy
+	policy.GuessRuledOutNew = true // SQLite: a failed insert costs what a read does
+	st := &stages{sched: schedule.New(d.DB, r.sender(QueueFetch), policy, log)}
 	// The summarizer takes each crawl from its task (the fetch stage
 	// hands the crawl on as it recorded it), not from the store.
 	st.summarizer = summarize.New(d.DB, d.Blobs, cfg.Summarize, log)

@@ -16,7 +16,10 @@ import (
 // to a long-lived scheduler (which dedupes from what it has seen) and,
 // event by event, to new schedulers (which must read every candidate),
 // each over its own database, with other schedulers' changes mixed in:
-// every outcome and every stored candidate must be the same.
+// every outcome and every stored candidate must be the same. So must
+// those of new schedulers that admit each event with AdmitEach and
+// GuessRuledOutNew: knowing nothing, they write every ruled-out URL as
+// new, and must come to the same answer when it is stored already.
 func TestKnownURLsAnswerAsTheStoreWould(t *testing.T) {
 	ctx := context.Background()
 	policy := Policy{MaxDepth: 3, Exclude: []*regexp.Regexp{regexp.MustCompile(`/private/`)}}
@@ -24,8 +27,10 @@ func TestKnownURLsAnswerAsTheStoreWould(t *testing.T) {
 		"HTTP://EXAMPLE.com:80/a", home + "b#top"} // not normalized: known only once normalized
 	for round := range 20 {
 		rng := rand.New(rand.NewPCG(uint64(round), 7))
-		cachedDB, freshDB := openDB(t), openDB(t)
+		cachedDB, freshDB, guessDB := openDB(t), openDB(t), openDB(t)
 		cached, _ := newScheduler(t, cachedDB, policy)
+		guessing := policy
+		guessing.GuessRuledOutNew = true
 		for i := range 200 {
 			u := urls[rng.IntN(len(urls))]
 			ev := link(u, rng.IntN(6))
@@ -41,7 +46,7 @@ func TestKnownURLsAnswerAsTheStoreWould(t *testing.T) {
 			case r == 4:
 				// Another scheduler admits the URL from a seed's page (its
 				// hops go down, a filter may lift); a third crawls it.
-				for _, db := range []*sqlite.DB{cachedDB, freshDB} {
+				for _, db := range []*sqlite.DB{cachedDB, freshDB, guessDB} {
 					other, _ := newScheduler(t, db, policy)
 					if _, err := other.Admit(ctx, link(u, 1)); err != nil {
 						t.Fatal(err)
@@ -49,7 +54,7 @@ func TestKnownURLsAnswerAsTheStoreWould(t *testing.T) {
 				}
 				continue
 			case r == 5:
-				for _, db := range []*sqlite.DB{cachedDB, freshDB} {
+				for _, db := range []*sqlite.DB{cachedDB, freshDB, guessDB} {
 					if c, err := db.GetCandidate(ctx, u); err == nil && c.State == crawl.StateDue {
 						setState(t, db, u, crawl.StateCrawled, 0)
 					}
@@ -62,10 +67,17 @@ func TestKnownURLsAnswerAsTheStoreWould(t *testing.T) {
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) || got != want {
 				t.Fatalf("round %d event %d %+v: got %s, %v; a scheduler reading the store: %s, %v", round, i, ev, got, gerr, want, werr)
 			}
+			guesser, _ := newScheduler(t, guessDB, guessing)
+			var guessed Outcome
+			ferr := guesser.AdmitEach(ctx, ev, func(_ crawl.EnqueueEvent, o Outcome) { guessed = o })
+			if fmt.Sprint(ferr) != fmt.Sprint(werr) || guessed != want {
+				t.Fatalf("round %d event %d %+v: guessing, got %s, %v; a scheduler reading the store: %s, %v", round, i, ev, guessed, ferr, want, werr)
+			}
 			gc, _ := cachedDB.GetCandidate(ctx, u)
 			wc, _ := freshDB.GetCandidate(ctx, u)
-			if !reflect.DeepEqual(gc, wc) {
-				t.Fatalf("round %d event %d %+v: candidate\n%+v\nwant\n%+v", round, i, ev, gc, wc)
+			fc, _ := guessDB.GetCandidate(ctx, u)
+			if !reflect.DeepEqual(gc, wc) || !reflect.DeepEqual(fc, wc) {
+				t.Fatalf("round %d event %d %+v: candidate\n%+v\nguessing\n%+v\nwant\n%+v", round, i, ev, gc, fc, wc)
 			}
 		}
 	}
