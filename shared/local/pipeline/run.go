@@ -173,7 +173,7 @@ type stages struct {
 func (r *runner) newStages(cfg Config) *stages {
 	d, log := r.d, cfg.Log
 	policy := cfg.Policy
-	policy.GuessRuledOutNew = true // SQLite: a failed insert costs what a read does
+	policy.GuessRuledOutNew = true // SQLite: a failed insert costs about what the read it saves does
 	st := &stages{sched: schedule.New(d.DB, r.sender(QueueFetch), policy, log)}
 	// The summarizer takes each crawl from its task (the fetch stage
 	// hands the crawl on as it recorded it), not from the store.

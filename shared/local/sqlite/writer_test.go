@@ -113,6 +113,13 @@ func TestRolledBackIDsForgotten(t *testing.T) {
 		if _, err := w.mimetypeID(ctx, "application/gone"); err != nil {
 			return err
 		}
+		// An agent registered in the write, and its id looked up.
+		if _, err := w.ExecContext(ctx, `INSERT INTO agent(time_started_unix_utc, agent_uuid, name) VALUES(1, 'agent-gone', 'gone')`); err != nil {
+			return err
+		}
+		if _, err := w.agentID(ctx, "agent-gone"); err != nil {
+			return err
+		}
 		return failed
 	})
 	if !errors.Is(err, failed) {
@@ -122,6 +129,9 @@ func TestRolledBackIDsForgotten(t *testing.T) {
 	d.testPile(t, "other")
 	if err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
 		if _, err := w.ExecContext(ctx, `INSERT INTO mimetype(mimetype) VALUES('application/other')`); err != nil {
+			return err
+		}
+		if _, err := w.ExecContext(ctx, `INSERT INTO agent(time_started_unix_utc, agent_uuid, name) VALUES(1, 'agent-other', 'other')`); err != nil {
 			return err
 		}
 		_, err := w.ExecContext(ctx, `INSERT INTO url(url) VALUES('http://example.com/other')`)
@@ -151,6 +161,10 @@ func TestRolledBackIDsForgotten(t *testing.T) {
 		}
 		if err := w.QueryRowContext(ctx, `SELECT mimetype FROM mimetype WHERE mimetype_id=?`, id).Scan(&u); err != nil || u != "application/gone" {
 			return fmt.Errorf("mimetype id %d names %q (%v)", id, u, err)
+		}
+		// The agent's registration was rolled back with the write.
+		if id, err := w.agentID(ctx, "agent-gone"); err == nil {
+			return fmt.Errorf("agent-gone has id %d, want no such agent", id)
 		}
 		return nil
 	}); err != nil {

@@ -60,6 +60,87 @@ func TestAdmitEach(t *testing.T) {
 	}
 }
 
+// readCounter is the real store, counting candidate reads and writes.
+type readCounter struct {
+	*sqlite.DB
+	reads, writes int
+}
+
+func (c *readCounter) GetCandidate(ctx context.Context, u string) (crawl.Candidate, error) {
+	c.reads++
+	return c.DB.GetCandidate(ctx, u)
+}
+
+func (c *readCounter) PutCandidate(ctx context.Context, cand crawl.Candidate) error {
+	c.writes++
+	return c.DB.PutCandidate(ctx, cand)
+}
+
+func (c *readCounter) PutCandidates(ctx context.Context, cs []crawl.Candidate) []error {
+	c.writes += len(cs)
+	return c.DB.PutCandidates(ctx, cs)
+}
+
+// TestGuessRuledOutNew: with GuessRuledOutNew, a page's links that are
+// ruled out and unknown to the scheduler are written without a read;
+// the same links stored already, given to a scheduler that does not know
+// them, are read after their guessed write fails, and come out as a
+// read would have them; a link known at more hops is read, not guessed.
+func TestGuessRuledOutNew(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	store := &readCounter{DB: db}
+	policy := noLimit()
+	policy.GuessRuledOutNew = true
+	s, _ := newScheduler(t, store, policy)
+	admitAll(t, s, seed(home))
+	var urls []string
+	for i := range 10 {
+		urls = append(urls, fmt.Sprintf("http://other.org/%d", i))
+	}
+	admit := func(s *Scheduler, hops int, urls ...string) map[Outcome]int {
+		t.Helper()
+		outs := map[Outcome]int{}
+		if err := s.AdmitEach(ctx, crawl.EnqueueEvent{URLs: urls, Parent: home, Hops: hops}, func(_ crawl.EnqueueEvent, o Outcome) { outs[o]++ }); err != nil {
+			t.Fatal(err)
+		}
+		return outs
+	}
+	before := store.reads
+	if outs := admit(s, 2, urls...); outs[Filtered] != 10 || store.reads != before {
+		t.Errorf("10 new out-of-scope links: outcomes %v, %d candidate reads; want 10 filtered, none read", outs, store.reads-before)
+	}
+	for _, u := range urls {
+		if c := mustGet(t, db, u); c.State != crawl.StateFiltered || c.Hops != 2 || c.LastCrawlExitCode == nil || *c.LastCrawlExitCode != crawl.ExitOutOfScope {
+			t.Errorf("%s: %+v, want filtered out-of-scope at hop 2", u, c)
+		}
+	}
+
+	// Another scheduler, which knows none of them: each guess fails and
+	// is read; at more hops they are deduped, at fewer their hops fall.
+	other, _ := newScheduler(t, store, policy)
+	before = store.reads
+	if outs := admit(other, 3, urls[:5]...); outs[Deduped] != 5 || store.reads-before != 5 {
+		t.Errorf("stored links at more hops: outcomes %v, %d reads; want 5 deduped, 5 reads", outs, store.reads-before)
+	}
+	before = store.reads
+	if outs := admit(other, 1, urls[5:]...); outs[Filtered] != 5 || store.reads-before != 5 {
+		t.Errorf("stored links at fewer hops: outcomes %v, %d reads; want 5 filtered, 5 reads", outs, store.reads-before)
+	}
+	for i, u := range urls {
+		if want := map[bool]int{true: 2, false: 1}[i < 5]; mustGet(t, db, u).Hops != want {
+			t.Errorf("%s: hops %d, want %d", u, mustGet(t, db, u).Hops, want)
+		}
+	}
+	// Known to this scheduler at 2 hops, found at 1: read, not guessed
+	// (a guess would fail its write and be written again).
+	before, writes := store.reads, store.writes
+	if outs := admit(s, 1, urls[0]); outs[Filtered] != 1 || store.reads-before != 1 || store.writes-writes != 1 {
+		t.Errorf("a known link at fewer hops: outcomes %v, %d reads, %d writes; want filtered after 1 read, 1 write",
+			outs, store.reads-before, store.writes-writes)
+	}
+}
+
 // scopeCounter is the real store, counting scope reads.
 type scopeCounter struct {
 	*sqlite.DB

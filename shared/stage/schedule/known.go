@@ -40,6 +40,14 @@ func (k *knownURLs) dedupes(url string, hops int, ruledOut bool) bool {
 	return ok && hops >= e.hops && (!e.filtered || ruledOut)
 }
 
+// has reports whether url is known, whatever its hops and state.
+func (k *knownURLs) has(url string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.urls[url]
+	return ok
+}
+
 func (k *knownURLs) saw(c crawl.Candidate) {
 	k.mu.Lock()
 	defer k.mu.Unlock()

@@ -27,10 +27,11 @@ func TestKnownURLsAnswerAsTheStoreWould(t *testing.T) {
 		"HTTP://EXAMPLE.com:80/a", home + "b#top"} // not normalized: known only once normalized
 	for round := range 20 {
 		rng := rand.New(rand.NewPCG(uint64(round), 7))
-		cachedDB, freshDB, guessDB := openDB(t), openDB(t), openDB(t)
+		cachedDB, freshDB, guessDB, guessLongDB := openDB(t), openDB(t), openDB(t), openDB(t)
 		cached, _ := newScheduler(t, cachedDB, policy)
 		guessing := policy
 		guessing.GuessRuledOutNew = true
+		guessLong, _ := newScheduler(t, guessLongDB, guessing)
 		for i := range 200 {
 			u := urls[rng.IntN(len(urls))]
 			ev := link(u, rng.IntN(6))
@@ -46,7 +47,7 @@ func TestKnownURLsAnswerAsTheStoreWould(t *testing.T) {
 			case r == 4:
 				// Another scheduler admits the URL from a seed's page (its
 				// hops go down, a filter may lift); a third crawls it.
-				for _, db := range []*sqlite.DB{cachedDB, freshDB, guessDB} {
+				for _, db := range []*sqlite.DB{cachedDB, freshDB, guessDB, guessLongDB} {
 					other, _ := newScheduler(t, db, policy)
 					if _, err := other.Admit(ctx, link(u, 1)); err != nil {
 						t.Fatal(err)
@@ -54,7 +55,7 @@ func TestKnownURLsAnswerAsTheStoreWould(t *testing.T) {
 				}
 				continue
 			case r == 5:
-				for _, db := range []*sqlite.DB{cachedDB, freshDB, guessDB} {
+				for _, db := range []*sqlite.DB{cachedDB, freshDB, guessDB, guessLongDB} {
 					if c, err := db.GetCandidate(ctx, u); err == nil && c.State == crawl.StateDue {
 						setState(t, db, u, crawl.StateCrawled, 0)
 					}
@@ -67,17 +68,20 @@ func TestKnownURLsAnswerAsTheStoreWould(t *testing.T) {
 			if fmt.Sprint(gerr) != fmt.Sprint(werr) || got != want {
 				t.Fatalf("round %d event %d %+v: got %s, %v; a scheduler reading the store: %s, %v", round, i, ev, got, gerr, want, werr)
 			}
+			// Guessing schedulers: a new one each event, and a long-lived one.
 			guesser, _ := newScheduler(t, guessDB, guessing)
-			var guessed Outcome
-			ferr := guesser.AdmitEach(ctx, ev, func(_ crawl.EnqueueEvent, o Outcome) { guessed = o })
-			if fmt.Sprint(ferr) != fmt.Sprint(werr) || guessed != want {
-				t.Fatalf("round %d event %d %+v: guessing, got %s, %v; a scheduler reading the store: %s, %v", round, i, ev, guessed, ferr, want, werr)
+			for _, g := range []*Scheduler{guesser, guessLong} {
+				var guessed Outcome
+				ferr := g.AdmitEach(ctx, ev, func(_ crawl.EnqueueEvent, o Outcome) { guessed = o })
+				if fmt.Sprint(ferr) != fmt.Sprint(werr) || guessed != want {
+					t.Fatalf("round %d event %d %+v: guessing, got %s, %v; a scheduler reading the store: %s, %v", round, i, ev, guessed, ferr, want, werr)
+				}
 			}
-			gc, _ := cachedDB.GetCandidate(ctx, u)
 			wc, _ := freshDB.GetCandidate(ctx, u)
-			fc, _ := guessDB.GetCandidate(ctx, u)
-			if !reflect.DeepEqual(gc, wc) || !reflect.DeepEqual(fc, wc) {
-				t.Fatalf("round %d event %d %+v: candidate\n%+v\nguessing\n%+v\nwant\n%+v", round, i, ev, gc, fc, wc)
+			for name, db := range map[string]*sqlite.DB{"remembering": cachedDB, "guessing": guessDB, "guessing, long-lived": guessLongDB} {
+				if c, _ := db.GetCandidate(ctx, u); !reflect.DeepEqual(c, wc) {
+					t.Fatalf("round %d event %d %+v: %s, candidate\n%+v\nwant\n%+v", round, i, ev, name, c, wc)
+				}
 			}
 		}
 	}

@@ -71,12 +71,14 @@ type Policy struct {
 	// GuessRuledOutNew writes a URL ruled out (filtered) that this
 	// scheduler has not seen as a new candidate without reading its
 	// candidate first, when a page's links are admitted together
-	// (AdmitEach). Most such URLs are new, and a write that finds one
-	// stored fails as a conflict, after which the URL is decided again
-	// with a read. The embedded home sets it: in SQLite the read costs
-	// about what the failed insert does, and the out-of-scope links of a
-	// tree of documentation pages (23 a page on Sphinx's) were read one
-	// by one. The AWS home reads first: there a refused write costs ten
+	// (AdmitEach). A write that finds the URL stored fails as a
+	// conflict, after which it is decided again with a read: a wrong
+	// guess costs the failed insert on top of the read, a right one
+	// saves the read. The embedded home sets it: in a crawl most such
+	// URLs are new (the out-of-scope links of Sphinx's documentation, 23
+	// a page, were read one by one, a tenth of the crawl's CPU), and a
+	// resumed run pays the failed insert once for each one stored
+	// before. The AWS home reads first: there a refused write costs ten
 	// times a read.
 	GuessRuledOutNew bool
 	// Room, if set, bounds how many tasks of one host are released ahead
@@ -425,10 +427,11 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 	now := s.now().Unix()
 	var c crawl.Candidate
 	var err error
-	if guess && plain && verdict != crawl.ExitUnknown && s.policy.GuessRuledOutNew {
+	if guess && plain && verdict != crawl.ExitUnknown && s.policy.GuessRuledOutNew && !s.known.has(n.URL) {
 		// Written as new without a read (GuessRuledOutNew): a
 		// candidate stored already fails the write as a conflict,
-		// and the event is decided again, after a read (Admit).
+		// and the event is decided again, after a read (Admit). A
+		// URL this scheduler knows (at more hops) is stored: read.
 		err = crawl.ErrNotFound
 	} else if c, err = s.store.GetCandidate(ctx, n.URL); err == nil {
 		s.known.saw(c)
