@@ -61,26 +61,36 @@ func (w *wtx) newURLID(ctx context.Context, u string) (int64, error) {
 }
 
 func (w *wtx) cachedURLID(ctx context.Context, u string, likelyNew bool) (int64, error) {
-	c := &w.d.ids
-	if id, ok := c.urls[u]; ok {
-		return id, nil
-	}
-	id, err := w.lookUpOrAdd(ctx, `SELECT url_id FROM url WHERE url=?`,
-		`INSERT INTO url(url) VALUES(?) ON CONFLICT(url) DO NOTHING RETURNING url_id`, u, likelyNew)
+	id, err := w.cachedID(ctx, w.d.ids.urls, u, `SELECT url_id FROM url WHERE url=?`,
+		`INSERT INTO url(url) VALUES(?) ON CONFLICT(url) DO NOTHING RETURNING url_id`, likelyNew)
 	if err != nil {
 		return 0, fmt.Errorf("url id of %s: %w", u, err)
 	}
-	put(c.urls, u, id)
 	return id, nil
 }
 
-// lookUpOrAdd returns the id of key in a table of unique keys: get
-// returns the row's id, add inserts the key and returns the new row's
-// id (nothing when the key is there). One index search answers a key
-// looked up where it is most likely found: a key most likely new (a
-// URL first found) is added first, and only looked up if that adds
-// nothing; any other is looked up first.
-func (w *wtx) lookUpOrAdd(ctx context.Context, get, add, key string, likelyNew bool) (int64, error) {
+// mimetypeID returns the id of m in the mimetype table, adding it if
+// needed.
+func (w *wtx) mimetypeID(ctx context.Context, m string) (int64, error) {
+	id, err := w.cachedID(ctx, w.d.ids.mimetypes, m, `SELECT mimetype_id FROM mimetype WHERE mimetype=?`,
+		`INSERT INTO mimetype(mimetype) VALUES(?) ON CONFLICT(mimetype) DO NOTHING RETURNING mimetype_id`, false)
+	if err != nil {
+		return 0, fmt.Errorf("mimetype id of %s: %w", m, err)
+	}
+	return id, nil
+}
+
+// cachedID returns the id of key in a table of unique keys, from cache
+// or else from the table (adding the key if needed), and caches it. get
+// returns the row's id; add inserts the key and returns the new row's id
+// (nothing when the key is there). One index search answers a key
+// looked up where it is most likely found: a key most likely new (a URL
+// first found) is added first, and only looked up if that adds nothing;
+// any other is looked up first.
+func (w *wtx) cachedID(ctx context.Context, cache map[string]int64, key, get, add string, likelyNew bool) (int64, error) {
+	if id, ok := cache[key]; ok {
+		return id, nil
+	}
 	first, then := get, add
 	if likelyNew {
 		first, then = add, get
@@ -90,22 +100,10 @@ func (w *wtx) lookUpOrAdd(ctx context.Context, get, add, key string, likelyNew b
 	if notFound(err) {
 		err = w.QueryRowContext(ctx, then, key).Scan(&id)
 	}
-	return id, err
-}
-
-// mimetypeID returns the id of m in the mimetype table, adding it if
-// needed.
-func (w *wtx) mimetypeID(ctx context.Context, m string) (int64, error) {
-	c := &w.d.ids
-	if id, ok := c.mimetypes[m]; ok {
-		return id, nil
-	}
-	id, err := w.lookUpOrAdd(ctx, `SELECT mimetype_id FROM mimetype WHERE mimetype=?`,
-		`INSERT INTO mimetype(mimetype) VALUES(?) ON CONFLICT(mimetype) DO NOTHING RETURNING mimetype_id`, m, false)
 	if err != nil {
-		return 0, fmt.Errorf("mimetype id of %s: %w", m, err)
+		return 0, err
 	}
-	put(c.mimetypes, m, id)
+	put(cache, key, id)
 	return id, nil
 }
 
