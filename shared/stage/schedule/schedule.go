@@ -166,56 +166,27 @@ func (s *Scheduler) Admit(ctx context.Context, ev crawl.EnqueueEvent) (Outcome, 
 // The candidates the events come to are written in one PutCandidates,
 // not one write per URL: a page's links are admitted in one database
 // write (one commit in SQLite; in DynamoDB, UpdateItems sent 16 at a
-// time). A URL whose write lost to another writer is admitted again
-// on its own, as Admit does.
+// time). The URLs whose write lost (to another writer, or a guess of
+// GuessRuledOutNew that found the URL stored) are decided again, after
+// a read, and written together again; one that loses a second time is
+// admitted on its own, as Admit does.
 func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn func(crawl.EnqueueEvent, Outcome)) error {
 	evs := ev.Each()
 	outs := make([]Outcome, len(evs))
 	errs := make([]error, len(evs))
-	decs := make([]decision, len(evs))
-	var puts []crawl.Candidate
-	var tasks []*crawl.FetchTask // each put's fetch task, when it is released now (ReleaseOnAdmit)
-	var putOf []int              // the event of each put
-	planned := map[string]bool{} // URLs with a put planned: a second event for one waits for the first
-	var again []int              // events admitted on their own once the puts are in
-	for i, e := range evs {
-		d, err := s.decide(ctx, e, true)
-		switch {
-		case err != nil && crawl.KindOf(err) != crawl.KindInvalid:
-			return err // nothing written yet: the event is retried whole
-		case err != nil:
-			errs[i] = err
-		case d.put == nil:
-			outs[i] = d.out
-		case planned[d.put.URL]:
-			again = append(again, i)
-		default:
-			planned[d.put.URL] = true
-			tasks = append(tasks, s.releaseNow(d.put))
-			decs[i] = d
-			puts = append(puts, *d.put)
-			putOf = append(putOf, i)
-		}
+	all := make([]int, len(evs))
+	for i := range all {
+		all[i] = i
 	}
-	if len(puts) > 0 {
-		var released []crawl.FetchTask
-		for j, err := range s.store.PutCandidates(ctx, puts) {
-			i := putOf[j]
-			out, retry, err := s.wrote(ctx, decs[i], err)
-			if retry {
-				again = append(again, i)
-				continue
-			}
-			outs[i], errs[i] = out, err
-			if err == nil && tasks[j] != nil {
-				released = append(released, *tasks[j])
-			}
-		}
-		if err := s.sendTasks(ctx, released); err != nil {
-			return err
-		}
+	// An error stops the event, to be retried whole: what the first pass
+	// wrote, admitting it again changes nothing.
+	again, err := s.admitTogether(ctx, evs, all, true, outs, errs)
+	if err == nil && len(again) > 0 {
+		again, err = s.admitTogether(ctx, evs, again, false, outs, errs)
 	}
-	slices.Sort(again)
+	if err != nil {
+		return err
+	}
 	for _, i := range again {
 		outs[i], errs[i] = s.Admit(ctx, evs[i])
 	}
@@ -243,6 +214,59 @@ func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn fun
 			len(refused), len(evs), crawl.Truncate(refused[0], 200), first))
 	}
 	return nil
+}
+
+// admitTogether decides the events idx of evs (guess: as decide takes
+// it) and writes the candidates they come to in one PutCandidates,
+// setting each event's outcome or error. It returns, in order, the
+// events to admit again: a second event for a URL whose write is
+// planned, and those whose write lost to another writer.
+func (s *Scheduler) admitTogether(ctx context.Context, evs []crawl.EnqueueEvent, idx []int, guess bool, outs []Outcome, errs []error) ([]int, error) {
+	var puts []crawl.Candidate
+	var decs []decision
+	var tasks []*crawl.FetchTask // each put's fetch task, when it is released now (ReleaseOnAdmit)
+	var putOf []int              // the event of each put
+	planned := map[string]bool{} // URLs with a put planned: a second event for one waits for the first
+	var again []int
+	for _, i := range idx {
+		d, err := s.decide(ctx, evs[i], guess)
+		switch {
+		case err != nil && crawl.KindOf(err) != crawl.KindInvalid:
+			return nil, err
+		case err != nil:
+			errs[i] = err
+		case d.put == nil:
+			outs[i] = d.out
+		case planned[d.put.URL]:
+			again = append(again, i)
+		default:
+			planned[d.put.URL] = true
+			tasks = append(tasks, s.releaseNow(d.put))
+			decs = append(decs, d)
+			puts = append(puts, *d.put)
+			putOf = append(putOf, i)
+		}
+	}
+	if len(puts) > 0 {
+		var released []crawl.FetchTask
+		for j, err := range s.store.PutCandidates(ctx, puts) {
+			i := putOf[j]
+			out, retry, err := s.wrote(ctx, decs[j], err)
+			if retry {
+				again = append(again, i)
+				continue
+			}
+			outs[i], errs[i] = out, err
+			if err == nil && tasks[j] != nil {
+				released = append(released, *tasks[j])
+			}
+		}
+		if err := s.sendTasks(ctx, released); err != nil {
+			return nil, err
+		}
+	}
+	slices.Sort(again)
+	return again, nil
 }
 
 // decision is what admitting one event comes to, before anything is
