@@ -178,8 +178,10 @@ func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn fun
 	for i := range all {
 		all[i] = i
 	}
-	// An error stops the event, to be retried whole: what the first pass
-	// wrote, admitting it again changes nothing.
+	// The first pass stops at an error, with nothing written: the event
+	// is retried whole. Once it has written, an event's error is its own
+	// (below, the outcomes before it are told first), and the retried
+	// event finds what was written.
 	again, err := s.admitTogether(ctx, evs, all, true, outs, errs)
 	if err == nil && len(again) > 0 {
 		again, err = s.admitTogether(ctx, evs, again, false, outs, errs)
@@ -217,10 +219,12 @@ func (s *Scheduler) AdmitEach(ctx context.Context, ev crawl.EnqueueEvent, fn fun
 }
 
 // admitTogether decides the events idx of evs (guess: as decide takes
-// it) and writes the candidates they come to in one PutCandidates,
-// setting each event's outcome or error. It returns, in order, the
-// events to admit again: a second event for a URL whose write is
-// planned, and those whose write lost to another writer.
+// it; only the first pass guesses) and writes the candidates they come
+// to in one PutCandidates, setting each event's outcome or error. It
+// returns, in order, the events to admit again: a second event for a
+// URL whose write is planned, and those whose write lost to another
+// writer. The first pass returns a decision's error (other than
+// KindInvalid) at once, before anything is written.
 func (s *Scheduler) admitTogether(ctx context.Context, evs []crawl.EnqueueEvent, idx []int, guess bool, outs []Outcome, errs []error) ([]int, error) {
 	var puts []crawl.Candidate
 	var decs []decision
@@ -231,7 +235,7 @@ func (s *Scheduler) admitTogether(ctx context.Context, evs []crawl.EnqueueEvent,
 	for _, i := range idx {
 		d, err := s.decide(ctx, evs[i], guess)
 		switch {
-		case err != nil && crawl.KindOf(err) != crawl.KindInvalid:
+		case err != nil && crawl.KindOf(err) != crawl.KindInvalid && guess:
 			return nil, err
 		case err != nil:
 			errs[i] = err
