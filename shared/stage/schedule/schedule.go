@@ -458,8 +458,9 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 	if guess && plain && verdict != crawl.ExitUnknown && s.policy.GuessRuledOutNew && !s.known.has(n.URL) {
 		// Written as new without a read (GuessRuledOutNew): a
 		// candidate stored already fails the write as a conflict,
-		// and the event is decided again, after a read (Admit). A
-		// URL this scheduler knows (at more hops) is stored: read.
+		// and the event is decided again, after a read (AdmitEach's
+		// second pass). A URL this scheduler knows (at more hops) is
+		// stored: read.
 		err = crawl.ErrNotFound
 	} else if c, err = s.store.GetCandidate(ctx, n.URL); err == nil {
 		s.known.saw(c)
