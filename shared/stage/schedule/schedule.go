@@ -522,7 +522,9 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 		c.State, c.DueAt, c.Hops = dueState(site, ev.Parent != ""), now, min(c.Hops, ev.Hops)
 		claim(&c, site)
 		c.LastCrawlExitCode = nil
-		return decision{out: Admitted, put: &c}, nil
+		// The stores count it as collected now (PutCandidate), and so
+		// does the count MaxURLs is checked against.
+		return decision{out: Admitted, put: &c, countSite: c.SiteID}, nil
 	case ev.LastMod > 0 && c.LastCrawlTime != nil && ev.LastMod > *c.LastCrawlTime &&
 		(c.State == crawl.StateCrawled || c.State == crawl.StateDue && c.DueAt > now):
 		// A sitemap says it changed since it was crawled: due now.
