@@ -63,6 +63,24 @@ type EnqueueEvent struct {
 	// the change frequency until its own changes are observed.
 	LastMod    int64  `json:"lastmod,omitempty"`
 	ChangeFreq string `json:"changefreq,omitempty"`
+	// RequestedAt is when the crawl was asked for, in Unix seconds. A
+	// forced or reenqueued event is met by any crawl of its URL that
+	// started after that second (MetBy), so that a redelivered event,
+	// or one sent again by a retrying sender, does not crawl the URL a
+	// second time. Left out, the AWS scheduler takes the time SQS took
+	// the message (its SentTimestamp, the same on every delivery). The
+	// fetcher sets it on the event it sends for a forced crawl's
+	// redirect: when that crawl started.
+	RequestedAt int64 `json:"requested_at,omitempty"`
+}
+
+// MetBy reports whether a crawl that started at lastCrawl (Unix
+// seconds; nil: never crawled) has done what a forced or reenqueued
+// event asks: it started after the second the event was asked for. A
+// crawl in that same second may have started before it, so it does not
+// count: redelivered, such an event crawls the URL again, the safe way.
+func (ev EnqueueEvent) MetBy(lastCrawl *int64) bool {
+	return ev.RequestedAt > 0 && lastCrawl != nil && *lastCrawl > ev.RequestedAt
 }
 
 // ParseEnqueueEvent reads an enqueue message body: a JSON object of the
@@ -157,6 +175,9 @@ func (ev EnqueueEvent) Validate() error {
 	}
 	if ev.LastMod < 0 {
 		return fmt.Errorf(`"lastmod" must be Unix seconds, got %d`, ev.LastMod)
+	}
+	if ev.RequestedAt < 0 {
+		return fmt.Errorf(`"requested_at" must be Unix seconds, got %d`, ev.RequestedAt)
 	}
 	if ev.ChangeFreq != "" && ChangeFreqPrior(ev.ChangeFreq) == 0 {
 		return fmt.Errorf(`"changefreq" must be one of always, hourly, daily, weekly, monthly, yearly, never; got %q`, Truncate(ev.ChangeFreq, 64))

@@ -312,7 +312,8 @@ func (h *awsHome) run(fs []function, within time.Duration, bodies ...[]byte) {
 				}
 				for _, m := range msgs {
 					ev.Records = append(ev.Records, events.SQSMessage{MessageId: m.ID, ReceiptHandle: m.ReceiptHandle, Body: string(m.Body),
-						Attributes: map[string]string{"ApproximateReceiveCount": strconvI(m.ReceiveCount)}, EventSource: "aws:sqs"})
+						Attributes: map[string]string{"ApproximateReceiveCount": strconvI(m.ReceiveCount),
+							"SentTimestamp": strconvI(int(m.SentAt.UnixMilli()))}, EventSource: "aws:sqs"})
 				}
 				ictx, icancel := context.WithTimeout(ctx, 60*time.Second)
 				resp, err := f.handle(ictx, ev)

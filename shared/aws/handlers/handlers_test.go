@@ -10,6 +10,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -431,4 +432,55 @@ func takeAll(t *testing.T, s *scheduler.SpreadingSender, host string, delay time
 		}
 	}
 	return n
+}
+
+// TestSchedulerForcedEventDeliveredAgain: SQS delivers a forced event a
+// second time after the crawl it asked for (a scheduler stopped before
+// the message was deleted): the crawl done since the message was sent
+// meets it (crawl.EnqueueEvent.MetBy, from SentTimestamp), and nothing
+// is released. A forced event sent after that crawl is released.
+func TestSchedulerForcedEventDeliveredAgain(t *testing.T) {
+	h, db, fetchQ, _ := newScheduler(t)
+	ctx := context.Background()
+	u := "http://a.test/page"
+	forced := func(sent time.Time) json.RawMessage {
+		ev := sqsEvent(`{"url":"` + u + `","enqueue_type":"forced"}`)
+		ev.Records[0].Attributes["SentTimestamp"] = strconv.FormatInt(sent.UnixMilli(), 10)
+		raw, _ := json.Marshal(ev)
+		return raw
+	}
+	sent := time.Now().Add(-10 * time.Minute)
+	if _, err := h.Handle(ctx, forced(sent)); err != nil {
+		t.Fatal(err)
+	}
+	if len(fetchQ.sent) != 1 {
+		t.Fatalf("fetch tasks %+v; want the forced crawl's", fetchQ.sent)
+	}
+	// The crawl asked for, as the fetcher records it: it started after
+	// the message was sent, and the URL is due again in a week.
+	c, err := db.GetCandidate(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, code := sent.Add(5*time.Second).Unix(), crawl.ExitComplete
+	c.State, c.DueAt, c.CrawlUUID, c.LastCrawlTime, c.LastCrawlExitCode = crawl.StateDue, time.Now().Add(7*24*time.Hour).Unix(), "", &at, &code
+	if err := db.PutCandidate(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	fetchQ.sent = nil
+	if _, err := h.Handle(ctx, forced(sent)); err != nil {
+		t.Fatal(err)
+	}
+	if len(fetchQ.sent) != 0 {
+		t.Errorf("the forced event delivered again released %+v; want nothing (crawled since it was sent)", fetchQ.sent)
+	}
+	if got, _ := db.GetCandidate(ctx, u); got.DueAt != c.DueAt {
+		t.Errorf("due at %d after the redelivery, want %d as the crawl left it", got.DueAt, c.DueAt)
+	}
+	if _, err := h.Handle(ctx, forced(time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	if len(fetchQ.sent) != 1 {
+		t.Errorf("a forced event sent after the crawl released %d tasks, want 1", len(fetchQ.sent))
+	}
 }

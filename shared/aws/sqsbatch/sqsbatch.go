@@ -56,8 +56,12 @@ type Visibility interface {
 
 // Processor handles SQS batches for one queue.
 type Processor struct {
-	Queue       string // the source queue's name, for logs and dead letters
-	Handle      func(ctx context.Context, body []byte) error
+	Queue  string // the source queue's name, for logs and dead letters
+	Handle func(ctx context.Context, body []byte) error
+	// HandleSent, if set, is called instead of Handle and is also told
+	// when SQS took the message (its SentTimestamp; the zero time when
+	// SQS did not say). A redelivery carries the first send's time.
+	HandleSent  func(ctx context.Context, body []byte, sent time.Time) error
 	DeadLetters DeadLetters
 	Requeue     Requeue    // nil: deferred messages are retried like transient failures
 	Visibility  Visibility // nil: failed messages wait out the queue's visibility timeout
@@ -222,7 +226,12 @@ func (p *Processor) requeue(ctx context.Context, d *deferrals) []string {
 func (p *Processor) one(ctx, hctx context.Context, r events.SQSMessage, later *deferrals) string {
 	log := p.log().With("queue", p.Queue, "message_id", r.MessageId)
 	body := []byte(r.Body)
-	err := p.Handle(hctx, body)
+	var err error
+	if p.HandleSent != nil {
+		err = p.HandleSent(hctx, body, sentAt(r))
+	} else {
+		err = p.Handle(hctx, body)
+	}
 	if err == nil {
 		return p.outcome("ok")
 	}
@@ -288,6 +297,16 @@ func (p *Processor) log() *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return p.Log
+}
+
+// sentAt is when SQS took the message (SentTimestamp, Unix
+// milliseconds), or the zero time.
+func sentAt(r events.SQSMessage) time.Time {
+	ms, err := strconv.ParseInt(r.Attributes["SentTimestamp"], 10, 64)
+	if err != nil || ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }
 
 func receiveCount(r events.SQSMessage) int {

@@ -17,6 +17,7 @@ type Message struct {
 	ReceiptHandle string // names this receipt: Delete and ChangeVisibility need it
 	Body          []byte
 	ReceiveCount  int               // 1 on the first receipt (ApproximateReceiveCount); 0 if SQS did not say
+	SentAt        time.Time         // when SQS took the message (SentTimestamp); the zero time if SQS did not say
 	Attributes    map[string]string // the message attributes of type String or Number
 }
 
@@ -28,11 +29,12 @@ func (q *Queue) Receive(ctx context.Context, n int, wait time.Duration) ([]Messa
 	n = min(MaxBatch, max(1, n))
 	q.counts.Receives.Add(1)
 	out, err := q.api.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
-		QueueUrl:                    aws.String(q.url),
-		MaxNumberOfMessages:         int32(n),
-		WaitTimeSeconds:             seconds(wait, MaxWait),
-		MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameApproximateReceiveCount},
-		MessageAttributeNames:       []string{"All"},
+		QueueUrl:            aws.String(q.url),
+		MaxNumberOfMessages: int32(n),
+		WaitTimeSeconds:     seconds(wait, MaxWait),
+		MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameApproximateReceiveCount,
+			types.MessageSystemAttributeNameSentTimestamp},
+		MessageAttributeNames: []string{"All"},
 	})
 	if err != nil {
 		q.counts.bill(0)
@@ -51,6 +53,9 @@ func (q *Queue) Receive(ctx context.Context, n int, wait time.Duration) ([]Messa
 			if msgs[i].ReceiveCount, err = strconv.Atoi(s); err != nil {
 				return nil, fmt.Errorf("receive from %s: message %s: receive count %q: %w", q.name, msgs[i].ID, s, err)
 			}
+		}
+		if ms, err := strconv.ParseInt(m.Attributes[string(types.MessageSystemAttributeNameSentTimestamp)], 10, 64); err == nil && ms > 0 {
+			msgs[i].SentAt = time.UnixMilli(ms)
 		}
 		for k, v := range m.MessageAttributes {
 			if v.StringValue == nil {

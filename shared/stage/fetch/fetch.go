@@ -305,7 +305,10 @@ func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, c crawl.Candid
 		// requeueing a target already crawled in this recrawl would fetch
 		// it twice.
 		if cr.Log.CrawlType == crawl.CrawlForced {
-			ev.EnqueueType = crawl.EnqueueReenqueued
+			// Asked for when the redirect's crawl started, on every
+			// delivery of this task: a target crawled since is not
+			// crawled again when the task is redelivered (MetBy).
+			ev.EnqueueType, ev.RequestedAt = crawl.EnqueueReenqueued, cr.Log.TimeStarted
 		}
 		if err := send(ctx, f.q.Enqueue, ev); err != nil {
 			return fmt.Errorf("enqueue redirect target of %s: %w", t.URL, err)

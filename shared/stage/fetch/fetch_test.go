@@ -630,6 +630,15 @@ func TestRedirectHandedOnAsRecorded(t *testing.T) {
 		if target.EnqueueType != crawl.EnqueueReenqueued {
 			t.Errorf("%s: /new enqueued as %v, want reenqueued (a forced crawl follows its redirect now)", tt.name, target.EnqueueType)
 		}
+		// Asked for when the recorded crawl started, the same each time
+		// it is handed on: a target crawled since is not crawled again.
+		got, err := h.db.GetCandidate(ctx, u)
+		if err != nil || got.LastCrawlTime == nil {
+			t.Fatalf("%s: candidate %+v (%v), want its crawl recorded", tt.name, got, err)
+		}
+		if target.RequestedAt != *got.LastCrawlTime {
+			t.Errorf("%s: /new requested at %d, want %d, when the redirect's recorded crawl started", tt.name, target.RequestedAt, *got.LastCrawlTime)
+		}
 	}
 }
 

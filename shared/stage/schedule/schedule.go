@@ -509,6 +509,11 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 		if c.State == crawl.StateQueued || c.State == crawl.StateDue && c.DueAt <= now || c.State == crawl.StateHeld {
 			return decision{out: Deduped}, nil
 		}
+		if ev.MetBy(c.LastCrawlTime) {
+			// Crawled since it was asked for: this is the event
+			// delivered again (or sent again), and its crawl is done.
+			return decision{out: Deduped}, nil
+		}
 		c.State, c.DueAt = dueState(site, ev.Parent != ""), now
 		claim(&c, site)
 		c.CrawlType = crawl.CrawlReenqueued

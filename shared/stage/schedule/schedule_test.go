@@ -399,6 +399,40 @@ func TestAdmit(t *testing.T) {
 			cand:   &candWant{url: home, state: crawl.StateDue, exit: ptr(crawl.ExitComplete), typ: crawl.CrawlReenqueued},
 		},
 		{
+			name:   "forced, crawled since it was asked for (the event delivered again)",
+			policy: noLimit(),
+			before: []crawl.EnqueueEvent{seed(home)},
+			setup: func(t *testing.T, db *sqlite.DB) {
+				setState(t, db, home, crawl.StateCrawled, 0) // crawled at now-3600
+				setState(t, db, home, crawl.StateDue, now+86400)
+			},
+			ev:      crawl.EnqueueEvent{URL: home, EnqueueType: crawl.EnqueueForced, RequestedAt: now - 3601},
+			want:    Deduped,
+			version: 3, // the seed's and the two setStates': not written
+			vurl:    home,
+		},
+		{
+			name:   "reenqueued, crawled in the second it was asked for",
+			policy: noLimit(),
+			before: []crawl.EnqueueEvent{seed(home)},
+			setup:  func(t *testing.T, db *sqlite.DB) { setState(t, db, home, crawl.StateCrawled, 0) },
+			ev:     crawl.EnqueueEvent{URL: home, EnqueueType: crawl.EnqueueReenqueued, RequestedAt: now - 3600},
+			want:   Requeued,
+			cand:   &candWant{url: home, state: crawl.StateDue, exit: ptr(crawl.ExitComplete), typ: crawl.CrawlReenqueued},
+		},
+		{
+			name:   "forced, asked for after the last crawl",
+			policy: noLimit(),
+			before: []crawl.EnqueueEvent{seed(home)},
+			setup: func(t *testing.T, db *sqlite.DB) {
+				setState(t, db, home, crawl.StateCrawled, 0)
+				setState(t, db, home, crawl.StateDue, now+86400)
+			},
+			ev:   crawl.EnqueueEvent{URL: home, EnqueueType: crawl.EnqueueForced, RequestedAt: now - 60},
+			want: Requeued,
+			cand: &candWant{url: home, state: crawl.StateDue, exit: ptr(crawl.ExitComplete), typ: crawl.CrawlForced},
+		},
+		{
 			name:   "forced on a candidate due later (scheduled recrawl)",
 			policy: noLimit(),
 			before: []crawl.EnqueueEvent{seed(home)},

@@ -98,16 +98,22 @@ type Scheduler struct {
 
 // Init sets the batch handler; call it once before Handle.
 func (h *Scheduler) Init() {
-	h.Batch.Handle = h.admit
+	h.Batch.HandleSent = h.admit
 }
 
-func (h *Scheduler) admit(ctx context.Context, body []byte) error {
+// admit handles an enqueue queue message that SQS took at sent.
+func (h *Scheduler) admit(ctx context.Context, body []byte, sent time.Time) error {
 	if crawl.MessageType(body) == crawl.SiteEventType {
 		return h.manageSite(ctx, body)
 	}
 	ev, err := crawl.ParseEnqueueEvent(body)
 	if err != nil {
 		return err
+	}
+	if ev.RequestedAt == 0 && !sent.IsZero() {
+		// The first send's time, on every delivery: a forced event
+		// delivered again after its crawl is met by it (MetBy).
+		ev.RequestedAt = sent.Unix()
 	}
 	var statusErr error
 	err = h.Sched.AdmitEach(ctx, ev, func(ev crawl.EnqueueEvent, out schedule.Outcome) {
