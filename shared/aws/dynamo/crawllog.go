@@ -113,7 +113,22 @@ func (d *DB) recordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate
 		return false, crawl.E("record crawl", crawl.KindInvalid, errors.New("no crawl_uuid"))
 	}
 	if c == nil {
-		return d.putCrawlLog(ctx, cr)
+		// Recorded alone (its candidate moved on to a newer crawl): it
+		// was a request to the URL, and counts on the URL's site, read
+		// from the candidate only when the log item is new (rare).
+		fresh, err := d.putCrawlLog(ctx, cr)
+		if err != nil || !fresh {
+			return fresh, err
+		}
+		item, err := d.candidateItem(ctx, cr.Log.URL)
+		if err != nil {
+			return true, err
+		}
+		r := fxReader{m: item}
+		if site := r.str(caSiteID); site != "" {
+			return true, d.countSiteCrawl(ctx, site, cr)
+		}
+		return true, nil
 	}
 	// Only a crawl that sent a request counts (crawl.URLStatus.Crawls).
 	upd, err := d.candidateUpdate(ctx, *c, &cr.Log, "")

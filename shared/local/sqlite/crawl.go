@@ -44,8 +44,17 @@ func (d *DB) RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate
 				return fmt.Errorf("settle the 304: %w", err)
 			}
 		}
-		if c != nil && c.SiteID != "" {
-			return countSiteCrawl(ctx, tx, c.SiteID, cr)
+		siteID := ""
+		if c != nil {
+			siteID = c.SiteID
+		} else if err := tx.QueryRowContext(ctx, `SELECT coalesce(f.site_id, '') FROM crawl_frontier f JOIN url u ON u.url_id=f.url_id
+			WHERE u.url=?`, cr.Log.URL).Scan(&siteID); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			// A crawl recorded alone (its candidate moved on) counts on
+			// the site of the URL as stored: it was a request to it.
+			return fmt.Errorf("look up the site of %s: %w", cr.Log.URL, err)
+		}
+		if siteID != "" {
+			return countSiteCrawl(ctx, tx, siteID, cr)
 		}
 		return nil
 	})

@@ -217,6 +217,16 @@ func siteCounters(t *testing.T, s Metadata) {
 		t.Errorf("after a complete crawl: %d resources, %d bytes, %d errors, touched %d, %s", got.Resources, got.Size, got.Errors,
 			got.TcDate, got.State)
 	}
+	// A crawl recorded alone (its candidate moved on to a newer one)
+	// was a request too: it counts on the URL's site.
+	alone := CompleteCrawl(base+"ok", "site-crawl-alone")
+	if fresh, err := s.RecordCrawl(t.Context(), alone, nil); err != nil || !fresh {
+		t.Fatalf("record crawl alone: %v, %v", fresh, err)
+	}
+	if got = mustSite(t, s, "docs"); got.Resources != 2 || got.Size != *ok.File.FileSize+*alone.File.FileSize {
+		t.Errorf("after a crawl recorded alone: %d resources, %d bytes; want 2 and %d", got.Resources, got.Size,
+			*ok.File.FileSize+*alone.File.FileSize)
+	}
 	bad := FailedCrawl(base+"bad", "site-crawl-2")
 	c = queuedCandidate(t, s, bad.Log.URL, bad.Log.CrawlUUID)
 	c.SiteID = "docs"
