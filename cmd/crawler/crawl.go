@@ -192,6 +192,22 @@ func cmdRecrawl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return crawlCommand(ctx, "recrawl", args, stdout, stderr)
 }
 
+// hasWork reports whether a run without URLs has anything to crawl in
+// db, now or later: a site, a URL due or released, or a queued message.
+func hasWork(ctx context.Context, db *sqlite.DB) (bool, error) {
+	if sites, err := db.Sites(ctx); err != nil || len(sites) > 0 {
+		return len(sites) > 0, err
+	}
+	if _, due, err := db.NextDue(ctx); err != nil || due {
+		return due, err
+	}
+	if n, err := db.FrontierSize(ctx, time.Now().Unix()); err != nil || n > 0 {
+		return n > 0, err
+	}
+	n, err := db.Pending(ctx, pipeline.QueueEnqueue, pipeline.QueueParse, pipeline.QueueSummarize)
+	return n > 0, err
+}
+
 func crawlCommand(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -243,13 +259,15 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 		return usageError{err}
 	}
 	defer dd.Close()
-	if len(seeds) == 0 && !f.recrawl {
-		// With sites in the data directory, a run without URLs crawls
-		// what is due of them.
-		if sites, err := dd.DB.Sites(ctx); err != nil {
+	if len(seeds) == 0 && !f.recrawl && name != "recrawl" {
+		// A run without URLs crawls what is due in the data directory:
+		// its sites', what a stopped run left (--max-pages, a kill), and
+		// the recrawls --recrawl-period made due. crawler recrawl, run
+		// from cron, finds nothing due at times: that is no mistake.
+		if work, err := hasWork(ctx, dd.DB); err != nil {
 			return err
-		} else if len(sites) == 0 {
-			return usagef("no URL to crawl (give one or more, --recrawl to crawl the data directory's URLs again, or add a site with crawler site add)")
+		} else if !work {
+			return usagef("nothing to crawl in %s: no URL is due, now or later, and there is no site (give URLs, --recrawl to crawl its URLs again, or add a site with crawler site add)", f.data)
 		}
 	}
 	cfg, err := f.config(ctx, dd, seeds, log)
@@ -302,7 +320,11 @@ func printSummary(w io.Writer, r pipeline.Result) {
 	fmt.Fprintf(w, "crawled %d URLs, %s, in %s (%.1f pages/s)\n", r.Crawled, report.HumanBytes(r.Bytes), r.Elapsed.Round(time.Millisecond), rate)
 	printCounts(w, "outcomes", r.Outcomes)
 	printCounts(w, "not fetched (all runs)", r.Filtered)
-	if r.StillDue {
+	switch {
+	case r.StillDue && r.NextDue > time.Now().Unix():
+		// Recrawls (--recrawl-period), or a host waited for.
+		fmt.Fprintf(w, "  next URL due at %s: crawler recrawl then crawls what is due\n", time.Unix(r.NextDue, 0).Format(time.DateTime))
+	case r.StillDue:
 		fmt.Fprintln(w, "  URLs are still due (--max-pages reached, or a host's robots.txt was unavailable): run again to continue")
 	}
 	if r.DeadLetters > 0 {

@@ -196,6 +196,34 @@ func TestRecrawlWithoutSeeds(t *testing.T) {
 	}
 }
 
+// TestRunWithoutURLs: crawl without URLs continues what a run left due
+// (--max-pages), in a data directory without sites, and says when there
+// is nothing at all to crawl; crawler recrawl with nothing due is no
+// mistake (cron runs it).
+func TestRunWithoutURLs(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.SetHang(0)
+	data := t.TempDir()
+	args := []string{"--data", data, "--delay", "1ms", "--max-depth", "1"}
+	stdout, stderr, code := runCLI(t, append(append([]string{"crawl"}, args...), "--max-pages", "2", site.URL+"/")...)
+	if code != 0 || !strings.Contains(stdout, "URLs are still due") {
+		t.Fatalf("crawl of 2 pages: exit %d, %s%s; want URLs left due", code, stdout, stderr)
+	}
+	stdout, stderr, code = runCLI(t, append([]string{"crawl"}, args...)...)
+	if code != 0 || strings.Contains(stdout, "crawled 0 URLs") || strings.Contains(stdout, "still due") {
+		t.Fatalf("crawl without URLs: exit %d, %s%s; want the rest crawled", code, stdout, stderr)
+	}
+	_, stderr, code = runCLI(t, append([]string{"crawl"}, args...)...)
+	if code != exitUsage || !strings.Contains(stderr, "nothing to crawl") {
+		t.Errorf("crawl without URLs, nothing due: exit %d, %s; want a usage error saying there is nothing to crawl", code, stderr)
+	}
+	stdout, stderr, code = runCLI(t, append([]string{"recrawl"}, args...)...)
+	if code != 0 || !strings.Contains(stdout, "crawled 0 URLs") {
+		t.Errorf("recrawl, nothing due: exit %d, %s%s; want nothing crawled, exit 0", code, stdout, stderr)
+	}
+}
+
 // TestKillAndResume kills a crawl with SIGKILL several times and runs it
 // to the end, then compares it with an uninterrupted crawl: the same
 // URLs, each crawled once.

@@ -67,6 +67,7 @@ type Result struct {
 	Filtered    map[crawl.ExitCode]int // candidates ruled out, all runs
 	DeadLetters int                    // messages that could not be handled
 	StillDue    bool                   // candidates left due, now or later: a next run has work
+	NextDue     int64                  // when the first of them is due (Unix seconds), if StillDue
 }
 
 // retryPolicy is crawl's one retry policy, with waits sized for one
@@ -114,7 +115,7 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	wg := r.startWorkers(wctx, st, fetchWorkers*cfg.Concurrency)
 	wg.Add(1)
 	go func() { defer wg.Done(); r.index(wctx) }()
-	stillDue, runErr := r.drive(ctx, st, cfg, start)
+	nextDue, stillDue, runErr := r.drive(ctx, st, cfg, start)
 	stop()
 	wg.Wait()
 	if err := r.waitHandOffs(); err != nil && runErr == nil {
@@ -129,7 +130,7 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 
 	// A cancelled run still reports what it did.
-	res.StillDue = stillDue
+	res.StillDue, res.NextDue = stillDue, nextDue
 	res.Crawled, res.Bytes, res.Elapsed = st.crawled.Load(), st.bytes.Load(), time.Since(start)
 	if err := d.report(context.WithoutCancel(ctx), &res); err != nil && runErr == nil {
 		runErr = err
@@ -373,7 +374,7 @@ const driveEvery = 200 * time.Millisecond
 // whether candidates are left due later (a next run has work). It runs
 // when woken (a worker handled messages: a fetch slot is free, or links
 // were admitted) or every driveEvery.
-func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.Time) (stillDue bool, err error) {
+func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.Time) (nextDue int64, stillDue bool, err error) {
 	released := 0
 	tick := time.NewTicker(driveEvery)
 	defer tick.Stop()
@@ -382,22 +383,22 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 	for {
 		select {
 		case <-ctx.Done():
-			return false, ctx.Err()
+			return 0, false, ctx.Err()
 		case <-r.driveWake:
 		case <-tick.C:
 		}
 		if time.Since(lastSites) >= schedule.SiteRefreshEvery {
 			lastSites = time.Now()
 			if err := st.sched.RefreshSites(ctx); err != nil {
-				return false, err
+				return 0, false, err
 			}
 			if _, err := st.sched.RecrawlSites(ctx); err != nil {
-				return false, err
+				return 0, false, err
 			}
 		}
 		fetchPending, err := r.q.Pending(ctx, QueueFetch)
 		if err != nil {
-			return false, err
+			return 0, false, err
 		}
 		budget := 2*fetchWorkers*cfg.Concurrency - fetchPending
 		if cfg.MaxPages > 0 {
@@ -406,7 +407,7 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 		if budget > 0 {
 			n, err := st.sched.Release(ctx, budget)
 			if err != nil {
-				return false, err
+				return 0, false, err
 			}
 			released += n
 			if n > 0 {
@@ -415,7 +416,7 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 		}
 		pending, err := r.pendingWork(ctx)
 		if err != nil {
-			return false, err
+			return 0, false, err
 		}
 		if cfg.Progress != nil && time.Since(lastProgress) >= 200*time.Millisecond {
 			lastProgress = time.Now()
@@ -423,7 +424,7 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 				// A count over the frontier's index: once a second is enough.
 				lastFrontier = time.Now()
 				if frontier, err = r.d.DB.FrontierSize(ctx, lastFrontier.Unix()); err != nil {
-					return false, err
+					return 0, false, err
 				}
 			}
 			p := st.progress(lastProgress, cfg, frontier)
@@ -435,13 +436,12 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 		}
 		due, err := r.d.DB.DueCandidates(ctx, time.Now().Unix(), 1)
 		if err != nil {
-			return false, err
+			return 0, false, err
 		}
 		if len(due) == 0 || cfg.MaxPages > 0 && released >= cfg.MaxPages {
 			// Candidates due later (robots.txt unavailable for a while,
 			// or --max-pages reached) wait for the next run.
-			_, stillDue, err = r.d.DB.NextDue(ctx)
-			return stillDue, err
+			return r.d.DB.NextDue(ctx)
 		}
 	}
 }
