@@ -260,11 +260,11 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome, t crawl.FetchTask) 
 	case !out.retryAt.IsZero():
 		// robots.txt was unavailable: try again when its verdict expires.
 		c.State, c.DueAt = crawl.StateDue, out.retryAt.Unix()
-	case f.recrawlPeriod(t) > 0:
+	case f.recrawlPeriod(t, c) > 0:
 		// Due again after the period scaled by how often the page was
 		// seen to change (crawl.NextVisit); the summary of this crawl,
 		// which sees whether it changed, moves the date.
-		p := f.recrawlPeriod(t)
+		p := f.recrawlPeriod(t, c)
 		c.State, c.CrawlType = crawl.StateDue, crawl.CrawlRecrawl
 		c.DueAt, c.RecrawlEvery = crawl.NextVisit(at, p, c.MRate, c.MRateCounter), int64(p/time.Second)
 	default:
@@ -274,12 +274,19 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome, t crawl.FetchTask) 
 }
 
 // recrawlPeriod is the period a URL's recrawls follow: its site's
-// RecrawlPeriod (carried by the task), else the crawl's.
-func (f *Fetcher) recrawlPeriod(t crawl.FetchTask) time.Duration {
-	if t.RecrawlMin > 0 {
+// RecrawlPeriod (carried by the task), else the crawl's, else the one
+// its last crawl followed (c.RecrawlEvery): a run given no period, as
+// crawler recrawl from cron, keeps the URLs on the period they were
+// crawled under, where it would otherwise leave each of them crawled
+// for good.
+func (f *Fetcher) recrawlPeriod(t crawl.FetchTask, c crawl.Candidate) time.Duration {
+	switch {
+	case t.RecrawlMin > 0:
 		return time.Duration(t.RecrawlMin) * time.Minute
+	case f.cfg.RecrawlPeriod > 0:
+		return f.cfg.RecrawlPeriod
 	}
-	return f.cfg.RecrawlPeriod
+	return time.Duration(c.RecrawlEvery) * time.Second
 }
 
 // forward hands a recorded crawl of candidate c on to the next stages
