@@ -105,8 +105,11 @@ type Scheduler struct {
 	log    *slog.Logger
 	now    func() time.Time
 	scope  sync.Map // hosts known to be in scope
-	out    outOfScope
-	known  knownURLs
+	// missingSites are the site IDs candidates named that the sites
+	// read did not hold: read for once (siteUnknown).
+	missingSites sync.Map
+	out          outOfScope
+	known        knownURLs
 
 	siteStore SiteStore // nil: no sites, every URL gets the defaults
 	sites     atomic.Pointer[siteView]
@@ -764,6 +767,15 @@ func (s *Scheduler) sendTasks(ctx context.Context, tasks []crawl.FetchTask) erro
 }
 
 func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, error) {
+	if s.siteUnknown(cands) {
+		// A site added since the sites were last read (a root enqueued
+		// by crawler site add while a crawl runs): read them now, so
+		// that its root goes with the site's settings and the links
+		// found in it are judged by its scope, not ruled out of scope.
+		if err := s.RefreshSites(ctx); err != nil {
+			return 0, fmt.Errorf("release: %w", err)
+		}
+	}
 	now := s.now().Unix()
 	// The candidates are written together (PutCandidates): one commit in
 	// SQLite; in DynamoDB one release record for them all, then their

@@ -88,6 +88,27 @@ func (s *Scheduler) collected(site *crawl.CompiledSite) int64 {
 	return n
 }
 
+// siteUnknown reports whether a candidate names a site the scheduler's
+// copy of the sites does not hold, and that was not missing from the
+// store at a read after it was first seen (s.missingSites): such a site
+// is not read for again at every release.
+func (s *Scheduler) siteUnknown(cands []crawl.Candidate) bool {
+	v := s.sites.Load()
+	if v == nil || s.siteStore == nil {
+		return false
+	}
+	unknown := false
+	for _, c := range cands {
+		if c.SiteID == "" || v.sites.ByID(c.SiteID) != nil {
+			continue
+		}
+		if _, missing := s.missingSites.LoadOrStore(c.SiteID, true); !missing {
+			unknown = true
+		}
+	}
+	return unknown
+}
+
 func (s *Scheduler) countAdmitted(siteID string) {
 	if v := s.sites.Load(); v != nil && siteID != "" {
 		a, _ := v.added.LoadOrStore(siteID, new(atomic.Int64))

@@ -400,3 +400,33 @@ func TestSiteCountsURLsAdmittedAfterAll(t *testing.T) {
 		t.Errorf("site docs: %d URLs collected (%v), want 3", got.CollectedURLs, err)
 	}
 }
+
+// TestSiteAddedWhileRunning: a site added by another process (crawler
+// site add while a crawl runs) is read when its root is released, before
+// the next periodic refresh: the root goes with the site's settings, and
+// the links found in it are the site's, not out of scope.
+func TestSiteAddedWhileRunning(t *testing.T) {
+	ctx := context.Background()
+	running, db, snd := sitesScheduler(t) // its sites read before the site exists
+	other, _ := newScheduler(t, db, noLimit())
+	if err := other.UseSites(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	root := "http://example.com/docs/"
+	manage(t, other, siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) {
+		ev.Roots, ev.RequestDelayMS = []string{root}, ptr(int64(700))
+	}))
+	if n, err := running.Release(ctx, 10); err != nil || n != 1 {
+		t.Fatalf("release: %d, %v; want the root", n, err)
+	}
+	if tasks := snd.tasks(t); len(tasks) != 1 || tasks[0].DelayMS != 700 {
+		t.Errorf("fetch tasks %+v; want the root's, with the site's delay", tasks)
+	}
+	link := crawl.EnqueueEvent{URL: root + "page.html", Parent: root, Hops: 1}
+	if out, err := running.Admit(ctx, link); err != nil || out != Admitted {
+		t.Errorf("a link in the root: %v (%v), want admitted as the site's", out, err)
+	}
+	if c := mustGet(t, db, link.URL); c.SiteID != "docs" {
+		t.Errorf("the link's site %q, want docs", c.SiteID)
+	}
+}
