@@ -239,12 +239,16 @@ func (s *Scheduler) admitTogether(ctx context.Context, evs []crawl.EnqueueEvent,
 		d, err := s.decide(ctx, evs[i], guess)
 		switch {
 		case err != nil && crawl.KindOf(err) != crawl.KindInvalid && guess:
+			for _, d := range decs {
+				d.unreserve() // not written: the event is retried whole
+			}
 			return nil, err
 		case err != nil:
 			errs[i] = err
 		case d.put == nil:
 			outs[i] = d.out
 		case planned[d.put.URL]:
+			d.unreserve() // decided again once the first is written
 			again = append(again, i)
 		default:
 			planned[d.put.URL] = true
@@ -284,8 +288,10 @@ type decision struct {
 	// onConflict is the outcome when the write loses to another writer;
 	// "": the event is decided again.
 	onConflict Outcome
-	countSite  string // the site whose admitted URLs the write adds one to
-	invalid    error  // why the URL was recorded as invalid (logged once written)
+	// reserved is the count of its site's URLs this decision took one
+	// of (reserve), to be given back if the candidate is not written.
+	reserved *atomic.Int64
+	invalid  error // why the URL was recorded as invalid (logged once written)
 }
 
 // decide works out what admitting ev comes to. It reads the store, and
@@ -372,16 +378,16 @@ func (s *Scheduler) decide(ctx context.Context, ev crawl.EnqueueEvent, guess boo
 func (s *Scheduler) wrote(ctx context.Context, d decision, err error) (out Outcome, again bool, _ error) {
 	switch {
 	case errors.Is(err, crawl.ErrConflict) && d.onConflict != "":
+		d.unreserve()
 		return d.onConflict, false, nil
 	case errors.Is(err, crawl.ErrConflict):
+		d.unreserve()
 		return "", true, fmt.Errorf("put candidate %s: %w", d.put.URL, err)
 	case err != nil:
+		d.unreserve()
 		return "", false, fmt.Errorf("put candidate %s: %w", d.put.URL, err)
 	}
 	s.known.saw(*d.put)
-	if d.countSite != "" {
-		s.countAdmitted(d.countSite)
-	}
 	if d.invalid != nil {
 		s.log.DebugContext(ctx, "invalid URL in page", "url", d.put.URL, "parent", d.put.Parent, "err", d.invalid)
 	}
@@ -479,6 +485,13 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 			c.Priority += site.Priority
 		}
 		c.MRate = crawl.ChangeFreqPrior(ev.ChangeFreq) // a sitemap's hint, until changes are seen
+		var reserved *atomic.Int64
+		if verdict == crawl.ExitUnknown && site != nil {
+			var ok bool
+			if reserved, ok = s.reserve(site); !ok {
+				verdict = crawl.ExitTooManyURLs
+			}
+		}
 		if verdict != crawl.ExitUnknown {
 			c.State = crawl.StateFiltered
 			c.LastCrawlExitCode = &verdict
@@ -488,11 +501,7 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 		if ev.EnqueueType == crawl.EnqueueForced {
 			c.CrawlType = crawl.CrawlForced
 		}
-		d := decision{out: Admitted, put: &c}
-		if site != nil {
-			d.countSite = site.ID
-		}
-		return d, nil
+		return decision{out: Admitted, put: &c, reserved: reserved}, nil
 	}
 	if err != nil {
 		return decision{}, fmt.Errorf("admit %s: %w", n.URL, err)
@@ -527,12 +536,19 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 		return decision{out: Requeued, put: &c}, nil
 	case c.State == crawl.StateFiltered && isRetryableFilter(c.LastCrawlExitCode):
 		// Found again closer to a seed, or the filters changed: admit it.
+		// The stores count it as collected now (PutCandidate), and so
+		// does the count MaxURLs is checked against.
+		var reserved *atomic.Int64
+		if site != nil && (c.SiteID == "" || c.SiteID == site.ID) {
+			var ok bool
+			if reserved, ok = s.reserve(site); !ok {
+				return decision{out: Deduped}, nil // the site is full: it stays filtered
+			}
+		}
 		c.State, c.DueAt, c.Hops = dueState(site, ev.Parent != ""), now, min(c.Hops, ev.Hops)
 		claim(&c, site)
 		c.LastCrawlExitCode = nil
-		// The stores count it as collected now (PutCandidate), and so
-		// does the count MaxURLs is checked against.
-		return decision{out: Admitted, put: &c, countSite: c.SiteID}, nil
+		return decision{out: Admitted, put: &c, reserved: reserved}, nil
 	case ev.LastMod > 0 && c.LastCrawlTime != nil && ev.LastMod > *c.LastCrawlTime &&
 		(c.State == crawl.StateCrawled || c.State == crawl.StateDue && c.DueAt > now):
 		// A sitemap says it changed since it was crawled: due now.

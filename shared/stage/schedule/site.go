@@ -109,10 +109,34 @@ func (s *Scheduler) siteUnknown(cands []crawl.Candidate) bool {
 	return unknown
 }
 
-func (s *Scheduler) countAdmitted(siteID string) {
-	if v := s.sites.Load(); v != nil && siteID != "" {
-		a, _ := v.added.LoadOrStore(siteID, new(atomic.Int64))
-		a.(*atomic.Int64).Add(1)
+// reserve takes one of site's URLs for a decision to admit a URL to it:
+// the count MaxURLs is checked against goes up at once, so that the
+// links of one page, decided before any is written, and the pages
+// admitted side by side cannot go past it together. It returns the
+// count taken from (decision.unreserve gives it back), or false when
+// the site is full.
+func (s *Scheduler) reserve(site *crawl.CompiledSite) (*atomic.Int64, bool) {
+	v := s.sites.Load()
+	if v == nil {
+		return nil, true
+	}
+	if cur := v.sites.ByID(site.ID); cur != nil {
+		site = cur // as read with the count it holds (read again since, maybe)
+	}
+	a, _ := v.added.LoadOrStore(site.ID, new(atomic.Int64))
+	n := a.(*atomic.Int64)
+	if taken := n.Add(1); site.MaxURLs > 0 && site.CollectedURLs+taken > site.MaxURLs {
+		n.Add(-1)
+		return nil, false
+	}
+	return n, true
+}
+
+// unreserve gives back the site URL a decision took (reserve), when its
+// candidate is not written.
+func (d decision) unreserve() {
+	if d.reserved != nil {
+		d.reserved.Add(-1)
 	}
 }
 

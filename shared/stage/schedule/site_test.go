@@ -5,7 +5,9 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -428,5 +430,47 @@ func TestSiteAddedWhileRunning(t *testing.T) {
 	}
 	if c := mustGet(t, db, link.URL); c.SiteID != "docs" {
 		t.Errorf("the link's site %q, want docs", c.SiteID)
+	}
+}
+
+// TestSiteMaxURLsOverAPage: a page's links, admitted together (one
+// event, decided before any is written), and pages admitted side by
+// side, stop at the site's MaxURLs; the rest are recorded too-many-urls.
+func TestSiteMaxURLsOverAPage(t *testing.T) {
+	ctx := context.Background()
+	s, db, _ := sitesScheduler(t)
+	root := "http://example.com/docs/"
+	manage(t, s, siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) {
+		ev.Roots, ev.MaxURLs = []string{root}, ptr(int64(10))
+	}))
+	page := func(p string, n int) crawl.EnqueueEvent {
+		ev := crawl.EnqueueEvent{Parent: root, Hops: 1}
+		for i := range n {
+			ev.URLs = append(ev.URLs, fmt.Sprintf("%s%s-%d.html", root, p, i))
+		}
+		return ev
+	}
+	counts := map[Outcome]int{}
+	var mu sync.Mutex
+	tell := func(_ crawl.EnqueueEvent, out Outcome) { mu.Lock(); counts[out]++; mu.Unlock() }
+	if err := s.AdmitEach(ctx, page("a", 5), tell); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, p := range []string{"b", "c", "d"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.AdmitEach(ctx, page(p, 5), tell); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if counts[Admitted] != 9 || counts[Filtered] != 11 {
+		t.Errorf("outcomes %v; want 9 admitted (max_urls 10, the root one of them) and 11 filtered", counts)
+	}
+	if got, err := db.GetSite(ctx, "docs"); err != nil || got.CollectedURLs != 10 {
+		t.Errorf("site docs: %d URLs collected (%v), want 10", got.CollectedURLs, err)
 	}
 }
