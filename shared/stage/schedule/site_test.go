@@ -474,3 +474,70 @@ func TestSiteMaxURLsOverAPage(t *testing.T) {
 		t.Errorf("site docs: %d URLs collected (%v), want 10", got.CollectedURLs, err)
 	}
 }
+
+// TestSiteMaxResourcesAtRelease: once a site's URLs released would
+// store more than its MaxResources, the rest are not fetched (seed 001:
+// the resource is skipped) but recorded too-many-urls, whatever was
+// admitted before the limit was reached.
+func TestSiteMaxResourcesAtRelease(t *testing.T) {
+	ctx := context.Background()
+	s, db, snd := sitesScheduler(t)
+	root := "http://example.com/docs/"
+	manage(t, s, siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) {
+		ev.Roots, ev.MaxResources = []string{root}, ptr(int64(3))
+	}))
+	ev := crawl.EnqueueEvent{Parent: root, Hops: 1}
+	for i := range 5 {
+		ev.URLs = append(ev.URLs, fmt.Sprintf("%sp%d.html", root, i))
+	}
+	if err := s.AdmitEach(ctx, ev, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Release(ctx, 100); err != nil || n != 3 {
+		t.Fatalf("released %d (%v), want 3: the site's max_resources", n, err)
+	}
+	tasks := snd.tasks(t)
+	if len(tasks) != 3 {
+		t.Fatalf("%d fetch tasks sent, want 3", len(tasks))
+	}
+	// While those three are in flight the others wait, due: a crawl may
+	// store nothing.
+	if n, err := s.Release(ctx, 100); err != nil || n != 0 {
+		t.Fatalf("released %d more (%v) with three in flight, want none", n, err)
+	}
+	// The three store their bodies; the sites read again say so.
+	if err := db.RegisterAgent(ctx, crawl.Agent{UUID: "agent-1", Name: "fetcher", TimeStarted: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		body := []byte("<p>stored</p>")
+		size, code, at := int64(len(body)), crawl.ExitComplete, testNow.Unix()
+		cr := crawl.Crawl{
+			Log: crawl.CrawlLog{AgentUUID: "agent-1", URL: task.URL, CrawlType: crawl.CrawlFirst, CrawlUUID: task.CrawlUUID,
+				TimeStarted: at, TimeTakenMS: 5, ExitCode: code},
+			File: &crawl.File{URL: task.URL, FileSize: &size, MIMEType: "text/html", BodyKey: crawl.BodyKey(body),
+				BodySHA256: crawl.BodySHA256(body)},
+		}
+		c := mustGet(t, db, task.URL)
+		c.State, c.LastCrawlTime, c.LastCrawlExitCode = crawl.StateCrawled, &at, &code
+		if _, err := db.RecordCrawl(ctx, cr, &c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.RefreshSites(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Release(ctx, 100); err != nil || n != 0 {
+		t.Fatalf("released %d (%v) at max_resources, want none", n, err)
+	}
+	filtered := 0
+	for _, u := range append(ev.URLs, root) {
+		c := mustGet(t, db, u)
+		if c.State == crawl.StateFiltered && c.LastCrawlExitCode != nil && *c.LastCrawlExitCode == crawl.ExitTooManyURLs {
+			filtered++
+		}
+	}
+	if filtered != 3 {
+		t.Errorf("%d URLs recorded too-many-urls, want the 3 not released", filtered)
+	}
+}
