@@ -107,6 +107,11 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		return out, fmt.Errorf("wait for %s: %w", c.Host, err)
 	}
 	defer done()
+	// The crawl starts when its host's turn comes: the wait is the
+	// politeness queue's, not the crawl's (a report's slowest crawls
+	// ranked the delay between a host's requests, not slow pages).
+	start = f.now()
+	cr.Log.TimeStarted = start.Unix()
 	var res response
 	for attempt := 0; ; attempt++ {
 		if res, err = f.get(ctx, c, cfg); err != nil {

@@ -149,6 +149,33 @@ func TestRecrawlPeriodKept(t *testing.T) {
 	}
 }
 
+// queueingGate is a politeness gate whose every wait takes a host's turn
+// ten seconds on, on the fetcher's clock.
+type queueingGate struct{ wait func() }
+
+func (g queueingGate) Wait(context.Context, string, time.Duration) (func(), error) {
+	g.wait()
+	return func() {}, nil
+}
+func (g queueingGate) Sleep(context.Context, string, time.Duration) error { return nil }
+
+// TestCrawlTimedFromItsTurn: a crawl's time_started and time_taken count
+// from when its host's turn came, not from the wait for it.
+func TestCrawlTimedFromItsTurn(t *testing.T) {
+	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<p>hello</p>") })
+	h := newHarness(t, nil, nil)
+	clock := time.Unix(1700000000, 0)
+	h.f.now = func() time.Time { return clock }
+	h.f.polite = queueingGate{wait: func() { clock = clock.Add(10 * time.Second) }}
+	cr, _ := h.crawl(t, srv.URL+"/page", nil)
+	if cr.Log.ExitCode != crawl.ExitComplete {
+		t.Fatalf("crawl: %v", cr.Log.ExitCode)
+	}
+	if cr.Log.TimeStarted != clock.Unix() || cr.Log.TimeTakenMS != 0 {
+		t.Errorf("started %d, took %d ms; want %d, 0: the turn's wait is not the crawl's", cr.Log.TimeStarted, cr.Log.TimeTakenMS, clock.Unix())
+	}
+}
+
 func TestConditionalGet(t *testing.T) {
 	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("ETag", `"v1"`)
