@@ -44,9 +44,38 @@ Run 'crawler <command> -h' for a command's flags.
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// SIGINT or SIGTERM cancels the command's context with the signal as
+	// its cause (run turns it into the exit status); a second one ends
+	// the process at once, as it would without the crawler's handling.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-sigs
+		signal.Stop(sigs)
+		cancel(signalled{sig})
+	}()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// signalled is the cause of a command's context cancelled by a signal.
+type signalled struct{ sig os.Signal }
+
+func (s signalled) Error() string { return "interrupted by " + s.sig.String() }
+
+// interruptedStatus is the exit status of a command a signal stopped:
+// 128 and the signal's number, as shells give (130 for SIGINT, 143 for
+// SIGTERM), so that a script can tell a stopped crawl from a finished
+// one; false if no signal stopped it.
+func interruptedStatus(ctx context.Context) (int, bool) {
+	var s signalled
+	if !errors.As(context.Cause(ctx), &s) {
+		return 0, false
+	}
+	if n, ok := s.sig.(syscall.Signal); ok {
+		return 128 + int(n), true
+	}
+	return 130, true
 }
 
 // exitUsage is the exit status for bad flags, arguments or data directory.
@@ -86,6 +115,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	default:
 		fmt.Fprintf(stderr, "crawler: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
+	}
+	if code, ok := interruptedStatus(ctx); ok && (err == nil || errors.Is(err, context.Canceled)) {
+		if err != nil {
+			fmt.Fprintf(stderr, "crawler %s: %v\n", args[0], context.Cause(ctx))
+		}
+		return code
 	}
 	var ue usageError
 	switch {

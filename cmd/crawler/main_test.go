@@ -349,8 +349,8 @@ func TestTermAndResume(t *testing.T) {
 		if took > 5*time.Second {
 			t.Errorf("the crawl took %v to end after SIGTERM", took)
 		}
-		if err != nil {
-			t.Errorf("interrupted crawl: %v (want exit 0)\n%s", err, stderr.String())
+		if code := cmd.ProcessState.ExitCode(); code != 128+int(syscall.SIGTERM) {
+			t.Errorf("interrupted crawl: %v, exit status %d (want 143, 128 and SIGTERM's number)\n%s", err, code, stderr.String())
 		}
 		if !strings.Contains(stderr.String(), "interrupted; run the same command again to continue") {
 			t.Errorf("interrupted crawl said %q", stderr.String())
