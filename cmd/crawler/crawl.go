@@ -322,8 +322,12 @@ func printSummary(w io.Writer, r pipeline.Result) {
 	printCounts(w, "not fetched (all runs)", r.Filtered)
 	switch {
 	case r.StillDue && r.NextDue > time.Now().Unix():
-		// Recrawls (--recrawl-period), or a host waited for.
-		fmt.Fprintf(w, "  next URL due at %s: crawler recrawl then crawls what is due\n", time.Unix(r.NextDue, 0).Format(time.DateTime))
+		// Recrawls (--recrawl-period), or URLs held for their host.
+		why := "a recrawl"
+		if r.Outcomes[crawl.ExitRobotsDisallowed] > 0 {
+			why += " or a URL held while its host's robots.txt was unavailable, which crawler status URL explains"
+		}
+		fmt.Fprintf(w, "  next URL due at %s, %s: crawler recrawl then crawls what is due\n", time.Unix(r.NextDue, 0).Format(time.DateTime), why)
 	case r.StillDue:
 		fmt.Fprintln(w, "  URLs are still due (--max-pages reached, or a host's robots.txt was unavailable): run again to continue")
 	}
