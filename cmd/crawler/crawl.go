@@ -192,6 +192,15 @@ func cmdRecrawl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return crawlCommand(ctx, "recrawl", args, stdout, stderr)
 }
 
+// invalidURL is the usage error of a URL given that urlnorm refused: a
+// host without a scheme gets a hint, not the URL parser's words alone.
+func invalidURL(u string, err error) error {
+	if !strings.Contains(u, "://") && !strings.Contains(u, " ") && strings.Contains(u, ".") {
+		return usagef("invalid URL %q: it has no scheme (did you mean https://%s?)", u, u)
+	}
+	return usagef("invalid URL %q: %v", u, err)
+}
+
 // hasWork reports whether a run without URLs has anything to crawl in
 // db, now or later: a site, a URL due or released, or a queued message.
 func hasWork(ctx context.Context, db *sqlite.DB) (bool, error) {
@@ -241,7 +250,7 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 	}
 	for _, s := range seeds {
 		if _, err := urlnorm.Normalize(s); err != nil {
-			return usagef("invalid URL %q: %v", s, err)
+			return invalidURL(s, err)
 		}
 	}
 	log, err := f.logger(stderr)

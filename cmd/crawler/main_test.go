@@ -56,6 +56,7 @@ func TestUsageErrors(t *testing.T) {
 		{"no URL", []string{"crawl", "--data", t.TempDir()}, "no URL"},
 		{"bad URL", []string{"crawl", "--data", t.TempDir(), "not a url"}, "invalid URL"},
 		{"ftp URL", []string{"crawl", "--data", t.TempDir(), "ftp://example.org/"}, "invalid URL"},
+		{"host without a scheme", []string{"crawl", "--data", t.TempDir(), "example.org"}, "no scheme (did you mean https://example.org?)"},
 		{"bad flag", []string{"crawl", "--no-such-flag", "http://example.org/"}, "flag provided but not defined"},
 		{"bad duration", []string{"crawl", "--delay", "soon", "http://example.org/"}, "invalid value"},
 		{"bad regexp", []string{"crawl", "--include", "(", "http://example.org/"}, "invalid value"},

@@ -78,7 +78,7 @@ func cmdStatus(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	n, err := urlnorm.Normalize(pos[0])
 	if err != nil {
-		return usagef("invalid URL %q: %v", pos[0], err)
+		return invalidURL(pos[0], err)
 	}
 	db, where, err := openReader(ctx, *data, *stackName)
 	if err != nil {

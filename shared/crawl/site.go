@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -229,30 +230,39 @@ func (s Site) Validate() error {
 	if s.ID == "" || len(s.ID) > MaxSiteIDLength || !siteIDPattern.MatchString(s.ID) {
 		return fmt.Errorf("site id %q: want 1 to %d letters, digits, '.', '_' or '-', starting with a letter or digit", Truncate(s.ID, 64), MaxSiteIDLength)
 	}
+	if err := s.validateValues(); err != nil {
+		return fmt.Errorf("site %s: %w", s.ID, err)
+	}
+	return nil
+}
+
+// validateValues checks what Validate does but the ID, saying what is
+// wrong without naming the site.
+func (s Site) validateValues() error {
 	if len(s.Roots) == 0 {
-		return fmt.Errorf("site %s: no root URL", s.ID)
+		return errors.New("no root URL")
 	}
 	if len(s.Roots) > MaxSiteRoots {
-		return fmt.Errorf("site %s: %d root URLs, more than the %d a site may have", s.ID, len(s.Roots), MaxSiteRoots)
+		return fmt.Errorf("%d root URLs, more than the %d a site may have", len(s.Roots), MaxSiteRoots)
 	}
 	for _, r := range s.Roots {
 		if len(r) > MaxKeptURLLength {
-			return fmt.Errorf("site %s: a root URL is %d bytes long, more than the %d it may have", s.ID, len(r), MaxKeptURLLength)
+			return fmt.Errorf("a root URL is %d bytes long, more than the %d it may have", len(r), MaxKeptURLLength)
 		}
 	}
 	if len(s.Filters) > MaxSiteFilters {
-		return fmt.Errorf("site %s: %d filters, more than the %d a site may have", s.ID, len(s.Filters), MaxSiteFilters)
+		return fmt.Errorf("%d filters, more than the %d a site may have", len(s.Filters), MaxSiteFilters)
 	}
 	for _, f := range s.Filters {
 		if err := f.Validate(); err != nil {
-			return fmt.Errorf("site %s: %w", s.ID, err)
+			return err
 		}
 	}
 	if !siteStates.valid(s.State) {
-		return fmt.Errorf("site %s: site state %d: want %s", s.ID, int(s.State), siteStates.list(true))
+		return fmt.Errorf("site state %d: want %s", int(s.State), siteStates.list(true))
 	}
 	if !urlTypes.valid(s.URLType) {
-		return fmt.Errorf("site %s: url type %d: want %s", s.ID, int(s.URLType), urlTypes.list(true))
+		return fmt.Errorf("url type %d: want %s", int(s.URLType), urlTypes.list(true))
 	}
 	for _, b := range []struct {
 		name     string
@@ -270,7 +280,7 @@ func (s Site) Validate() error {
 		{"recrawl_period_min", s.RecrawlPeriod, 0, MaxRecrawlPeriodMins},
 	} {
 		if b.v < b.least || b.v > b.most {
-			return fmt.Errorf("site %s: %s must be from %d to %d, got %d", s.ID, b.name, b.least, b.most, b.v)
+			return fmt.Errorf("%s must be from %d to %d, got %d", b.name, b.least, b.most, b.v)
 		}
 	}
 	return nil

@@ -84,7 +84,8 @@ func TestParseSiteEvent(t *testing.T) {
 		{`{"type":"enqueue","op":"add","roots":["https://e/"]}`, `"type" must be "site"`},
 		{`{"type":"site","op":"set","id":"a b"}`, `site id "a b"`},
 		{`{"type":"site","op":"set","id":"` + strings.Repeat("x", 33) + `"}`, `site id`},
-		{`{"type":"site","op":"set","id":"x","max_urls":-1}`, `max_urls must be from 0`},
+		{`{"type":"site","op":"set","id":"x","max_urls":-1}`, `site x: max_urls must be from 0`},
+		{`{"type":"site","op":"add","roots":["https://e/"],"max_urls":-1}`, `event: max_urls must be from 0`}, // no site named before it has an ID
 		{`{"type":"site","op":"set","id":"x","request_delay_ms":3600001}`, `request_delay_ms must be from 0 to 3600000`},
 		{`{"type":"site","op":"set","id":"x","state":"paused"}`, `site state "paused"`},
 		{`{"type":"site","op":"set","id":"x","url_type":"all"}`, `url type "all"`},

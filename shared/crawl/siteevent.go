@@ -128,6 +128,9 @@ func (ev SiteEvent) Validate() error {
 	if err := ev.ApplyTo(&s); err != nil {
 		return err
 	}
+	if ev.ID == "" {
+		return s.validateValues() // no site to name yet
+	}
 	return s.Validate()
 }
 
