@@ -746,7 +746,7 @@ func (s *Scheduler) releaseNow(c *crawl.Candidate) *crawl.FetchTask {
 	if !s.hasRoom(c, site) {
 		return nil
 	}
-	if site != nil && site.ID == c.SiteID && c.LastContentfulCrawlTime == nil {
+	if site != nil && site.ID == c.SiteID {
 		if room, _ := s.resourceRoom(site); !room {
 			return nil // left due: a release skips it or sends it later
 		}
@@ -823,9 +823,7 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 		if !s.hasRoom(&c, site) {
 			continue
 		}
-		if site != nil && site.ID == c.SiteID && c.LastContentfulCrawlTime == nil {
-			// A resource not stored yet (a recrawl of one stored is
-			// not a new resource: it goes).
+		if site != nil && site.ID == c.SiteID {
 			switch room, full := s.resourceRoom(site); {
 			case full:
 				// The site has stored its MaxResources: the URL is not

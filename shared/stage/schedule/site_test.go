@@ -519,7 +519,7 @@ func TestSiteMaxResourcesAtRelease(t *testing.T) {
 				BodySHA256: crawl.BodySHA256(body)},
 		}
 		c := mustGet(t, db, task.URL)
-		c.State, c.LastCrawlTime, c.LastCrawlExitCode, c.LastContentfulCrawlTime = crawl.StateCrawled, &at, &code, &at
+		c.State, c.LastCrawlTime, c.LastCrawlExitCode = crawl.StateCrawled, &at, &code
 		if _, err := db.RecordCrawl(ctx, cr, &c); err != nil {
 			t.Fatal(err)
 		}
@@ -529,15 +529,6 @@ func TestSiteMaxResourcesAtRelease(t *testing.T) {
 	}
 	if n, err := s.Release(ctx, 100); err != nil || n != 0 {
 		t.Fatalf("released %d (%v) at max_resources, want none", n, err)
-	}
-	// A recrawl of a resource stored is no new resource: it goes.
-	stored := mustGet(t, db, tasks[0].URL)
-	stored.State, stored.DueAt = crawl.StateDue, testNow.Unix()
-	if err := db.PutCandidate(ctx, stored); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := s.Release(ctx, 100); err != nil || n != 1 {
-		t.Errorf("released %d (%v) of a stored resource's recrawl at max_resources, want 1", n, err)
 	}
 	filtered := 0
 	for _, u := range append(ev.URLs, root) {
