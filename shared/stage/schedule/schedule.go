@@ -746,11 +746,6 @@ func (s *Scheduler) releaseNow(c *crawl.Candidate) *crawl.FetchTask {
 	if !s.hasRoom(c, site) {
 		return nil
 	}
-	if site != nil && site.ID == c.SiteID {
-		if room, _ := s.resourceRoom(site); !room {
-			return nil // left due: a release skips it or sends it later
-		}
-	}
 	t := s.queue(c, site, now)
 	return &t
 }
@@ -823,21 +818,6 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 		if !s.hasRoom(&c, site) {
 			continue
 		}
-		if site != nil && site.ID == c.SiteID {
-			switch room, full := s.resourceRoom(site); {
-			case full:
-				// The site has stored its MaxResources: the URL is not
-				// fetched (seed 001: the resource is skipped), and says
-				// so. Raising the limit (crawler site set) admits it
-				// when it is found again.
-				tooMany := crawl.ExitTooManyURLs
-				c.State, c.LastCrawlExitCode = crawl.StateFiltered, &tooMany
-				put, tasks = append(put, c), append(tasks, crawl.FetchTask{})
-				continue
-			case !room:
-				continue // due still: the crawls in flight may store less
-			}
-		}
 		task := s.queue(&c, site, now)
 		put, tasks = append(put, c), append(tasks, task)
 	}
@@ -848,7 +828,7 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 			// changed under us; the next release sees it
 		case err != nil:
 			errs = append(errs, fmt.Errorf("release %s: %w", put[i].URL, err))
-		case tasks[i].URL != "":
+		default:
 			sent = append(sent, tasks[i])
 		}
 	}

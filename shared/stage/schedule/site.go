@@ -29,9 +29,8 @@ type SiteStore interface {
 // RefreshSites, and the URLs it admitted to each since: what MaxURLs is
 // checked against between two reads.
 type siteView struct {
-	sites    *crawl.Sites
-	added    sync.Map // site ID -> *atomic.Int64
-	released sync.Map // site ID -> *atomic.Int64: fetch tasks released since the read
+	sites *crawl.Sites
+	added sync.Map // site ID -> *atomic.Int64
 }
 
 // UseSites makes the scheduler admit URLs by their sites' rules (seed
@@ -131,34 +130,6 @@ func (s *Scheduler) reserve(site *crawl.CompiledSite) (*atomic.Int64, bool) {
 		return nil, false
 	}
 	return n, true
-}
-
-// resourceRoom reports whether one more of site's URLs may be fetched
-// under its MaxResources, and counts it if so: the resources stored as
-// last read and the tasks released since (each may store one) stay
-// within it. full says the site has stored its MaxResources as last
-// read: its other URLs are skipped. Without room but not full, the URL
-// waits for the crawls in flight, whose outcomes the next read of the
-// sites (a second) counts; the site goes past its limit by no more than
-// the crawls in flight when it was read.
-func (s *Scheduler) resourceRoom(site *crawl.CompiledSite) (room, full bool) {
-	v := s.sites.Load()
-	if v == nil || site.MaxResources <= 0 {
-		return true, false
-	}
-	if cur := v.sites.ByID(site.ID); cur != nil {
-		site = cur
-	}
-	if site.Resources >= site.MaxResources {
-		return false, true
-	}
-	a, _ := v.released.LoadOrStore(site.ID, new(atomic.Int64))
-	n := a.(*atomic.Int64)
-	if site.Resources+n.Add(1) > site.MaxResources {
-		n.Add(-1)
-		return false, false
-	}
-	return true, false
 }
 
 // unreserve gives back the site URL a decision took (reserve), when its
