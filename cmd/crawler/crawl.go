@@ -195,15 +195,23 @@ func cmdRecrawl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // invalidURL is the usage error of a URL given that urlnorm refused: a
 // host without a scheme gets a hint, not the URL parser's words alone.
 func invalidURL(u string, err error) error {
-	if !strings.Contains(u, "://") && !strings.Contains(u, " ") && strings.Contains(u, ".") {
+	if !strings.ContainsAny(u, ": ") && strings.Contains(u, ".") {
 		return usagef("invalid URL %q: it has no scheme (did you mean https://%s?)", u, u)
 	}
 	return usagef("invalid URL %q: %v", u, err)
 }
 
-// hasWork reports whether a run without URLs has anything to crawl in
-// db, now or later: a site, a URL due or released, or a queued message.
+// hasWork reports whether a run without URLs has anything to do in db,
+// now or later: a site, a URL due or released, a queued message, or
+// what a stopped run left unfinished (crawls recorded and not handed
+// on, pages not in the search index yet).
 func hasWork(ctx context.Context, db *sqlite.DB) (bool, error) {
+	if n, err := db.Unindexed(ctx); err != nil || n > 0 {
+		return n > 0, err
+	}
+	if c, err := db.NotHandedOn(ctx); err != nil || len(c) > 0 {
+		return len(c) > 0, err
+	}
 	if sites, err := db.Sites(ctx); err != nil || len(sites) > 0 {
 		return len(sites) > 0, err
 	}
@@ -276,7 +284,7 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 		if work, err := hasWork(ctx, dd.DB); err != nil {
 			return err
 		} else if !work {
-			return usagef("nothing to crawl in %s: no URL is due, now or later, and there is no site (give URLs, --recrawl to crawl its URLs again, or add a site with crawler site add)", f.data)
+			return usagef("nothing to crawl in %s: no URL is due, now or later, nothing is left unfinished, and there is no site (give URLs, --recrawl to crawl its URLs again, or add a site with crawler site add)", f.data)
 		}
 	}
 	cfg, err := f.config(ctx, dd, seeds, log)
@@ -332,11 +340,8 @@ func printSummary(w io.Writer, r pipeline.Result) {
 	switch {
 	case r.StillDue && r.NextDue > time.Now().Unix():
 		// Recrawls (--recrawl-period), or URLs held for their host.
-		why := "a recrawl"
-		if r.Outcomes[crawl.ExitRobotsDisallowed] > 0 {
-			why += " or a URL held while its host's robots.txt was unavailable, which crawler status URL explains"
-		}
-		fmt.Fprintf(w, "  next URL due at %s, %s: crawler recrawl then crawls what is due\n", time.Unix(r.NextDue, 0).Format(time.DateTime), why)
+		fmt.Fprintf(w, "  next URL due at %s (a recrawl, or a URL held while its host's robots.txt was unavailable): crawler recrawl then crawls what is due\n",
+			time.Unix(r.NextDue, 0).Format(time.DateTime))
 	case r.StillDue:
 		fmt.Fprintln(w, "  URLs are still due (--max-pages reached, or a host's robots.txt was unavailable): run again to continue")
 	}

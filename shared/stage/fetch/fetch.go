@@ -274,17 +274,20 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome, t crawl.FetchTask) 
 }
 
 // recrawlPeriod is the period a URL's recrawls follow: its site's
-// RecrawlPeriod (carried by the task), else the crawl's, else the one
-// its last crawl followed (c.RecrawlEvery): a run given no period, as
-// crawler recrawl from cron, keeps the URLs on the period they were
-// crawled under, where it would otherwise leave each of them crawled
-// for good.
+// RecrawlPeriod (carried by the task), else the crawl's, else, for a
+// URL of no site, the one its last crawl followed (c.RecrawlEvery): a
+// run given no period, as crawler recrawl from cron, keeps such URLs
+// on the period they were crawled under, where it would otherwise leave
+// each of them crawled for good. A site's URLs follow the site: its
+// period set to 0 stops their recrawls.
 func (f *Fetcher) recrawlPeriod(t crawl.FetchTask, c crawl.Candidate) time.Duration {
 	switch {
 	case t.RecrawlMin > 0:
 		return time.Duration(t.RecrawlMin) * time.Minute
 	case f.cfg.RecrawlPeriod > 0:
 		return f.cfg.RecrawlPeriod
+	case c.SiteID != "":
+		return 0
 	}
 	return time.Duration(c.RecrawlEvery) * time.Second
 }

@@ -127,15 +127,17 @@ func TestRecrawlPeriodKept(t *testing.T) {
 		name      string
 		run       time.Duration // the run's --recrawl-period
 		every     int64         // the candidate's, from its last crawl
+		site      string        // the candidate's site, whose period (none here) it follows
 		wantEvery int64
 	}{
-		{"no period given: the URL's own", 0, 3600, 3600},
-		{"no period anywhere", 0, 0, 0},
-		{"a period given wins", 2 * time.Hour, 3600, 7200},
+		{"no period given: the URL's own", 0, 3600, "", 3600},
+		{"no period anywhere", 0, 0, "", 0},
+		{"a period given wins", 2 * time.Hour, 3600, "", 7200},
+		{"a site's URL follows its site's period, 0", 0, 3600, "docs", 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t, nil, func(c *Config) { c.RecrawlPeriod = tt.run })
-			cr, c := h.crawl(t, srv.URL+"/page", func(c *crawl.Candidate) { c.RecrawlEvery = tt.every })
+			cr, c := h.crawl(t, srv.URL+"/page", func(c *crawl.Candidate) { c.RecrawlEvery, c.SiteID = tt.every, tt.site })
 			if c.RecrawlEvery != tt.wantEvery {
 				t.Errorf("recrawl every %ds, want %ds", c.RecrawlEvery, tt.wantEvery)
 			}

@@ -526,6 +526,14 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 			// delivered again (or sent again), and its crawl is done.
 			return decision{out: Deduped}, nil
 		}
+		var reserved *atomic.Int64
+		if c.State == crawl.StateFiltered && site != nil && (c.SiteID == "" || c.SiteID == site.ID) {
+			// Collected now, as the stores count it (PutCandidate).
+			var ok bool
+			if reserved, ok = s.reserve(site); !ok {
+				return decision{out: Deduped}, nil // the site is full: it stays filtered
+			}
+		}
 		c.State, c.DueAt = dueState(site, ev.Parent != ""), now
 		claim(&c, site)
 		c.CrawlType = crawl.CrawlReenqueued
@@ -533,7 +541,7 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 			c.CrawlType = crawl.CrawlForced
 		}
 		c.Hops = min(c.Hops, ev.Hops)
-		return decision{out: Requeued, put: &c}, nil
+		return decision{out: Requeued, put: &c, reserved: reserved}, nil
 	case c.State == crawl.StateFiltered && isRetryableFilter(c.LastCrawlExitCode):
 		// Found again closer to a seed, or the filters changed: admit it.
 		// The stores count it as collected now (PutCandidate), and so

@@ -372,8 +372,8 @@ func TestSiteClaimsURLsItHolds(t *testing.T) {
 }
 
 // TestSiteCountsURLsAdmittedAfterAll: a site's URL filtered once (too
-// deep) and admitted when found closer to its root counts against the
-// site's MaxURLs at once, as a new URL does.
+// deep) and admitted when found closer to its root, or by a forced
+// event, counts against the site's MaxURLs at once, as a new URL does.
 func TestSiteCountsURLsAdmittedAfterAll(t *testing.T) {
 	ctx := context.Background()
 	s, db, _ := sitesScheduler(t)
@@ -388,15 +388,16 @@ func TestSiteCountsURLsAdmittedAfterAll(t *testing.T) {
 	}{
 		{crawl.EnqueueEvent{URL: "http://example.com/docs/a.html", Parent: root, Hops: 2, MaxDepth: &one}, Filtered}, // too deep
 		{crawl.EnqueueEvent{URL: "http://example.com/docs/a.html", Parent: root, Hops: 1}, Admitted},                 // the site's second
-		{crawl.EnqueueEvent{URL: "http://example.com/docs/b.html", Parent: root, Hops: 1}, Admitted},                 // its third
-		{crawl.EnqueueEvent{URL: "http://example.com/docs/c.html", Parent: root, Hops: 1}, Filtered},                 // past max_urls 3
+		{crawl.EnqueueEvent{URL: "http://example.com/docs/c.html", Parent: root, Hops: 2, MaxDepth: &one}, Filtered}, // too deep
+		{crawl.EnqueueEvent{URL: "http://example.com/docs/c.html", EnqueueType: crawl.EnqueueForced}, Requeued},      // forced: its third
+		{crawl.EnqueueEvent{URL: "http://example.com/docs/b.html", Parent: root, Hops: 1}, Filtered},                 // past max_urls 3
 	} {
 		if out, err := s.Admit(ctx, tt.ev); err != nil || out != tt.out {
 			t.Errorf("admit %s at %d hops: %v (%v), want %v", tt.ev.URL, tt.ev.Hops, out, err, tt.out)
 		}
 	}
-	if c := mustGet(t, db, "http://example.com/docs/c.html"); c.LastCrawlExitCode == nil || *c.LastCrawlExitCode != crawl.ExitTooManyURLs {
-		t.Errorf("c.html: exit %s, want too-many-urls", fmtExit(c.LastCrawlExitCode))
+	if c := mustGet(t, db, "http://example.com/docs/b.html"); c.LastCrawlExitCode == nil || *c.LastCrawlExitCode != crawl.ExitTooManyURLs {
+		t.Errorf("b.html: exit %s, want too-many-urls", fmtExit(c.LastCrawlExitCode))
 	}
 	if got, err := db.GetSite(ctx, "docs"); err != nil || got.CollectedURLs != 3 {
 		t.Errorf("site docs: %d URLs collected (%v), want 3", got.CollectedURLs, err)
