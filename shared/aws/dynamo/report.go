@@ -110,15 +110,16 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 
 // shownDuplicateOf is the URL Status shows as what the generation
 // duplicates: that of its open duplicate status, else of the one that
-// ended first (the SQLite store's index order); "" when it never was a
-// duplicate.
+// ended last (what it last duplicated: Status shows marked_duplicate
+// false beside it); "" when it never was a duplicate. The SQLite
+// store's Status picks the same.
 func (g *genItem) shownDuplicateOf() string {
 	best := -1
 	for i, h := range g.History {
 		switch {
 		case h.End == nil:
 			return h.OfURL
-		case best < 0 || *h.End < *g.History[best].End:
+		case best < 0 || *h.End >= *g.History[best].End:
 			best = i
 		}
 	}

@@ -10,16 +10,19 @@ import (
 func TestShownDuplicateOf(t *testing.T) {
 	end := func(n int64) *int64 { return &n }
 	tests := []struct {
-		name string
-		h    []dupStatus
-		want string
+		name   string
+		h      []dupStatus
+		closed *int64 // the generation's confirmed end
+		want   string
 	}{
-		{"never a duplicate", nil, ""},
-		{"open status", []dupStatus{{OfURL: "a", End: end(5)}, {OfURL: "b"}}, "b"},
-		{"ended: the first to end", []dupStatus{{OfURL: "a", End: end(9)}, {OfURL: "b", End: end(5)}, {OfURL: "c", End: end(5)}}, "b"},
+		{"never a duplicate", nil, nil, ""},
+		{"open status", []dupStatus{{OfURL: "a", End: end(5)}, {OfURL: "b"}}, nil, "b"},
+		{"re-pointed: the open one, listed first", []dupStatus{{OfURL: "b"}, {OfURL: "a", End: end(5)}}, nil, "b"},
+		{"no longer a duplicate: the last to end", []dupStatus{{OfURL: "a", End: end(9)}, {OfURL: "b", End: end(5)}}, nil, "a"},
+		{"closed: the last to end, the later of a tie", []dupStatus{{OfURL: "a", End: end(5)}, {OfURL: "b", End: end(9)}, {OfURL: "c", End: end(9)}}, end(9), "c"},
 	}
 	for _, tt := range tests {
-		if got := (&genItem{History: tt.h}).shownDuplicateOf(); got != tt.want {
+		if got := (&genItem{History: tt.h, ConfirmedEnd: tt.closed}).shownDuplicateOf(); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}

@@ -48,7 +48,8 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 	err = d.db.QueryRowContext(ctx, `SELECT g.entity_generation_id, g.entity_generation_uuid, g.first_seen_unix_utc,
 		g.last_seen_unix_utc, g.confirmed_end_unix_utc, g.marked_duplicate,
 		(SELECT du.url FROM duplicate_summary ds JOIN entity_generation dg ON dg.entity_generation_id=ds.duplicate_of_entity_generation_id
-		   JOIN url du ON du.url_id=dg.url_id WHERE ds.subject_entity_generation_id=g.entity_generation_id LIMIT 1),
+		   JOIN url du ON du.url_id=dg.url_id WHERE ds.subject_entity_generation_id=g.entity_generation_id
+		   ORDER BY ds.duplicate_status_end_unix_utc IS NULL DESC, ds.duplicate_status_end_unix_utc DESC, ds.rowid DESC LIMIT 1),
 		(SELECT count(*) FROM entity_generation WHERE url_id=g.url_id),
 		coalesce((SELECT dg.text_pile_id=g.text_pile_id FROM duplicate_summary ds JOIN entity_generation dg
 		   ON dg.entity_generation_id=ds.duplicate_of_entity_generation_id

@@ -79,6 +79,22 @@ func summaries(t *testing.T, open Opener) {
 				t.Errorf("status of the copy: exact-duplicate %v, status %q", got.ExactDuplicate, got.Status)
 			}
 		}},
+		{"RepointedCopyShowsItsOriginal", func(t *testing.T) {
+			s := open(t)
+			const a, b, c = "http://example.com/a", "http://example.com/b", "http://example.com/c"
+			seen(t, s, a, b, c)
+			same := TextPile("copied thrice")
+			apply(t, s, SummaryUpdate(a, "c1", 100, crawl.GenerationReplace, 0, TextGen(a, 100, same, "A")))
+			ga := openGen(t, s, a).Generation.ID
+			apply(t, s, SummaryUpdate(b, "c2", 110, crawl.GenerationReplace, 0, DupGen(b, 110, same, "B", ga)))
+			apply(t, s, SummaryUpdate(c, "c3", 120, crawl.GenerationReplace, 0, DupGen(c, 120, same, "C", ga)))
+			// a changes: b, the earliest copy, takes over, and c is
+			// re-pointed to it (its status of a ends, one of b opens).
+			apply(t, s, SummaryUpdate(a, "c4", 200, crawl.GenerationReplace, ga, TextGen(a, 200, TextPile("moved on"), "A2")))
+			if got := mustStatus(t, s, c); got.Generation == nil || !got.Generation.MarkedDuplicate || got.Generation.DuplicateOf != b {
+				t.Errorf("status of the re-pointed copy: generation %+v; want a duplicate of %s, its original now", got.Generation, b)
+			}
+		}},
 		{"ClosedCopyNotPromoted", func(t *testing.T) {
 			s := open(t)
 			const a, b = "http://example.com/a", "http://example.com/b"
