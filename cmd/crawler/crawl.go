@@ -58,6 +58,7 @@ type crawlFlags struct {
 	userAgent       string
 	recrawl         bool
 	recrawlPeriod   time.Duration
+	recrawlPeriodOn bool // --recrawl-period was given (0 included)
 	maxURLsFromPage int
 	maxResourceSize int64
 	followNofollow  bool
@@ -79,7 +80,7 @@ func (f *crawlFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.exclude, "exclude", "do not crawl URLs matching this `regexp` (repeatable)")
 	fs.StringVar(&f.userAgent, "user-agent", d.UserAgent, "send `UA` as the User-Agent header; its first word is the product token robots.txt groups are matched against")
 	fs.BoolVar(&f.recrawl, "recrawl", false, "make every known URL due now (seed 004 reenqueued), with conditional GET")
-	fs.DurationVar(&f.recrawlPeriod, "recrawl-period", 0, "make each page due again after about this long, sooner if it changes often, later if never (0: no recrawl; a site's own period wins)")
+	fs.DurationVar(&f.recrawlPeriod, "recrawl-period", 0, "make each page due again after about this long, sooner if it changes often, later if never (0: no recrawl; a site's own period wins; not given: the period the data directory's pages were crawled under)")
 	fs.IntVar(&f.maxURLsFromPage, "max-urls-from-page", 5000, "follow at most `N` links of one page (0: no limit)")
 	fs.Int64Var(&f.maxResourceSize, "max-resource-size", d.MaxResourceSize, "cut off bodies larger than this many `bytes`")
 	fs.BoolVar(&f.followNofollow, "follow-nofollow", false, `also follow links marked rel="nofollow"`)
@@ -131,6 +132,16 @@ func (f *crawlFlags) config(ctx context.Context, dd *pipeline.DataDir, seeds []s
 	fc := fetch.DefaultConfig()
 	fc.UserAgent, fc.Delay, fc.Timeout, fc.MaxResourceSize = f.userAgent, f.delay, f.timeout, f.maxResourceSize
 	fc.RecrawlPeriod = f.recrawlPeriod
+	if !f.recrawlPeriodOn {
+		// Not given: the period the data directory's URLs were crawled
+		// under, so that crawler recrawl from cron keeps them (and what
+		// it finds) on it; --recrawl-period 0 stops it.
+		p, err := dd.DB.RecrawlPeriodInUse(ctx)
+		if err != nil {
+			return pipeline.Config{}, err
+		}
+		fc.RecrawlPeriod = p
+	}
 	dialer := safedial.New(f.timeout)
 	dialer.AllowPrivate = f.allowPrivate
 	scope, err := dd.DB.ScopeHosts(ctx)
@@ -245,6 +256,7 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 	if err != nil {
 		return err
 	}
+	fs.Visit(func(fl *flag.Flag) { f.recrawlPeriodOn = f.recrawlPeriodOn || fl.Name == "recrawl-period" })
 	if name == "recrawl" {
 		if len(seeds) > 0 {
 			return usagef("crawler recrawl takes no URL (crawler crawl URL... adds some)")

@@ -225,6 +225,36 @@ func TestRunWithoutURLs(t *testing.T) {
 	}
 }
 
+// TestRecrawlPeriodRemembered: a run given no --recrawl-period keeps to
+// the period the data directory's pages were crawled under, for the
+// pages it finds too (crawler recrawl from cron); --recrawl-period 0
+// stops it.
+func TestRecrawlPeriodRemembered(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.SetHang(0)
+	data := t.TempDir()
+	args := []string{"--data", data, "--delay", "1ms", "--max-depth", "2"}
+	notDue := `SELECT count(*) FROM crawl_frontier f JOIN crawl_candidate c ON c.url_id=f.url_id
+		WHERE c.last_crawl_time_unix_utc IS NOT NULL AND (f.state<>'due' OR f.recrawl_every<>3600)`
+	if _, stderr, code := runCLI(t, append(append([]string{"crawl"}, args...), "--recrawl-period", "1h", "--max-pages", "2", site.URL+"/")...); code != 0 {
+		t.Fatalf("first crawl: %s", stderr)
+	}
+	if _, stderr, code := runCLI(t, append([]string{"crawl"}, args...)...); code != 0 {
+		t.Fatalf("crawl without URLs: %s", stderr)
+	}
+	crawled := countRows(t, data, `SELECT count(*) FROM crawl_candidate WHERE last_crawl_time_unix_utc IS NOT NULL`)
+	if n := countRows(t, data, notDue); crawled <= 2 || n != 0 {
+		t.Errorf("%d of the %d pages crawled are not due again an hour on; want every one, those found by the run given no period too", n, crawled)
+	}
+	if _, stderr, code := runCLI(t, append(append([]string{"crawl"}, args...), "--recrawl", "--recrawl-period", "0")...); code != 0 {
+		t.Fatalf("recrawl with period 0: %s", stderr)
+	}
+	if n := countRows(t, data, `SELECT count(*) FROM crawl_frontier WHERE state='due'`); n != 0 {
+		t.Errorf("%d pages due after a recrawl with --recrawl-period 0, want none", n)
+	}
+}
+
 // TestKillAndResume kills a crawl with SIGKILL several times and runs it
 // to the end, then compares it with an uninterrupted crawl: the same
 // URLs, each crawled once.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -249,6 +250,22 @@ func (d *DB) FrontierSize(ctx context.Context, now int64) (int, error) {
 		return 0, fmt.Errorf("count the frontier: %w", err)
 	}
 	return n, nil
+}
+
+// RecrawlPeriodInUse returns the recrawl period the data directory's
+// URLs of no site were last crawled under (crawl_frontier.recrawl_every
+// of the URL of no site crawled last, not counting a robots.txt verdict,
+// which keeps the period it had; 0 when its run gave none, or none was
+// crawled): what a run given no --recrawl-period keeps to.
+func (d *DB) RecrawlPeriodInUse(ctx context.Context) (time.Duration, error) {
+	var every sql.NullInt64
+	err := d.db.QueryRowContext(ctx, `SELECT f.recrawl_every FROM crawl_frontier f JOIN crawl_candidate c ON c.url_id=f.url_id
+		WHERE f.site_id IS NULL AND c.last_crawl_time_unix_utc IS NOT NULL AND coalesce(c.last_crawl_exit_code, 0)<>?
+		ORDER BY c.last_crawl_time_unix_utc DESC, f.url_id DESC LIMIT 1`, crawl.ExitRobotsDisallowed).Scan(&every)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("recrawl period in use: %w", err)
+	}
+	return time.Duration(every.Int64) * time.Second, nil
 }
 
 // NextDue returns the earliest due time of a candidate in state due, and

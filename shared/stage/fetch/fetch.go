@@ -260,11 +260,11 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome, t crawl.FetchTask) 
 	case !out.retryAt.IsZero():
 		// robots.txt was unavailable: try again when its verdict expires.
 		c.State, c.DueAt = crawl.StateDue, out.retryAt.Unix()
-	case f.recrawlPeriod(t, c) > 0:
+	case f.recrawlPeriod(t) > 0:
 		// Due again after the period scaled by how often the page was
 		// seen to change (crawl.NextVisit); the summary of this crawl,
 		// which sees whether it changed, moves the date.
-		p := f.recrawlPeriod(t, c)
+		p := f.recrawlPeriod(t)
 		c.State, c.CrawlType = crawl.StateDue, crawl.CrawlRecrawl
 		c.DueAt, c.RecrawlEvery = crawl.NextVisit(at, p, c.MRate, c.MRateCounter), int64(p/time.Second)
 	default:
@@ -274,22 +274,12 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome, t crawl.FetchTask) 
 }
 
 // recrawlPeriod is the period a URL's recrawls follow: its site's
-// RecrawlPeriod (carried by the task), else the crawl's, else, for a
-// URL of no site, the one its last crawl followed (c.RecrawlEvery): a
-// run given no period, as crawler recrawl from cron, keeps such URLs
-// on the period they were crawled under, where it would otherwise leave
-// each of them crawled for good. A site's URLs follow the site: its
-// period set to 0 stops their recrawls.
-func (f *Fetcher) recrawlPeriod(t crawl.FetchTask, c crawl.Candidate) time.Duration {
-	switch {
-	case t.RecrawlMin > 0:
+// RecrawlPeriod (carried by the task), else the crawl's.
+func (f *Fetcher) recrawlPeriod(t crawl.FetchTask) time.Duration {
+	if t.RecrawlMin > 0 {
 		return time.Duration(t.RecrawlMin) * time.Minute
-	case f.cfg.RecrawlPeriod > 0:
-		return f.cfg.RecrawlPeriod
-	case c.SiteID != "":
-		return 0
 	}
-	return time.Duration(c.RecrawlEvery) * time.Second
+	return f.cfg.RecrawlPeriod
 }
 
 // forward hands a recorded crawl of candidate c on to the next stages

@@ -118,39 +118,6 @@ func (h *harness) crawl(t *testing.T, u string, mod func(*crawl.Candidate)) (cra
 	return cr, after
 }
 
-// TestRecrawlPeriodKept: a run given no recrawl period (crawler recrawl
-// from cron) keeps a URL on the period its last crawl followed; a URL
-// that had none is crawled for good; a period given wins.
-func TestRecrawlPeriodKept(t *testing.T) {
-	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<p>hello</p>") })
-	for _, tt := range []struct {
-		name      string
-		run       time.Duration // the run's --recrawl-period
-		every     int64         // the candidate's, from its last crawl
-		site      string        // the candidate's site, whose period (none here) it follows
-		wantEvery int64
-	}{
-		{"no period given: the URL's own", 0, 3600, "", 3600},
-		{"no period anywhere", 0, 0, "", 0},
-		{"a period given wins", 2 * time.Hour, 3600, "", 7200},
-		{"a site's URL follows its site's period, 0", 0, 3600, "docs", 0},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t, nil, func(c *Config) { c.RecrawlPeriod = tt.run })
-			cr, c := h.crawl(t, srv.URL+"/page", func(c *crawl.Candidate) { c.RecrawlEvery, c.SiteID = tt.every, tt.site })
-			if c.RecrawlEvery != tt.wantEvery {
-				t.Errorf("recrawl every %ds, want %ds", c.RecrawlEvery, tt.wantEvery)
-			}
-			switch {
-			case tt.wantEvery == 0 && c.State != crawl.StateCrawled:
-				t.Errorf("state %s, want crawled (no recrawl)", c.State)
-			case tt.wantEvery > 0 && (c.State != crawl.StateDue || c.DueAt <= cr.Log.TimeStarted):
-				t.Errorf("state %s due %d, want due after the crawl at %d", c.State, c.DueAt, cr.Log.TimeStarted)
-			}
-		})
-	}
-}
-
 // queueingGate is a politeness gate whose every wait takes a host's turn
 // ten seconds on, on the fetcher's clock.
 type queueingGate struct{ wait func() }
