@@ -59,6 +59,7 @@ type crawlFlags struct {
 	recrawl         bool
 	recrawlPeriod   time.Duration
 	recrawlPeriodOn bool // --recrawl-period was given (0 included)
+	filtersGiven    bool // --max-depth, --include or --exclude was given
 	maxURLsFromPage int
 	maxResourceSize int64
 	followNofollow  bool
@@ -169,6 +170,7 @@ func (f *crawlFlags) config(ctx context.Context, dd *pipeline.DataDir, seeds []s
 		Client: &http.Client{Transport: fetch.Transport(dialer.DialContext, f.timeout)},
 	}
 	cfg.Policy.MaxDepth, cfg.Policy.Include, cfg.Policy.Exclude = f.maxDepth, f.include, f.exclude
+	cfg.FiltersGiven = f.filtersGiven
 	cfg.Parse.MaxURLsFromPage, cfg.Parse.FollowNofollow = f.maxURLsFromPage, f.followNofollow
 	cfg.Parse.MaxBytesInParse = crawl.ParseRoom
 	cfg.Summarize.Tokens = f.tokens
@@ -215,8 +217,15 @@ func invalidURL(u string, err error) error {
 // hasWork reports whether a run without URLs has anything to do in db,
 // now or later: a site, a URL due or released, a queued message, or
 // what a stopped run left unfinished (crawls recorded and not handed
-// on, pages not in the search index yet).
-func hasWork(ctx context.Context, db *sqlite.DB) (bool, error) {
+// on, pages not in the search index yet), or, when the run gives its own
+// filters, URLs earlier runs' filters ruled out.
+func hasWork(ctx context.Context, db *sqlite.DB, filtersGiven bool) (bool, error) {
+	if filtersGiven {
+		// Filtered by earlier runs' filters: this run's may admit them.
+		if c, err := db.RuledOutByFilters(ctx); err != nil || len(c) > 0 {
+			return len(c) > 0, err
+		}
+	}
 	if n, err := db.Unindexed(ctx); err != nil || n > 0 {
 		return n > 0, err
 	}
@@ -256,7 +265,14 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 	if err != nil {
 		return err
 	}
-	fs.Visit(func(fl *flag.Flag) { f.recrawlPeriodOn = f.recrawlPeriodOn || fl.Name == "recrawl-period" })
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "recrawl-period":
+			f.recrawlPeriodOn = true
+		case "max-depth", "include", "exclude":
+			f.filtersGiven = true
+		}
+	})
 	if name == "recrawl" {
 		if len(seeds) > 0 {
 			return usagef("crawler recrawl takes no URL (crawler crawl URL... adds some)")
@@ -293,7 +309,7 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 		// its sites', what a stopped run left (--max-pages, a kill), and
 		// the recrawls --recrawl-period made due. crawler recrawl, run
 		// from cron, finds nothing due at times: that is no mistake.
-		if work, err := hasWork(ctx, dd.DB); err != nil {
+		if work, err := hasWork(ctx, dd.DB, f.filtersGiven); err != nil {
 			return err
 		} else if !work {
 			return usagef("nothing to crawl in %s: no URL is due, now or later, nothing is left unfinished, and there is no site (give URLs, --recrawl to crawl its URLs again, or add a site with crawler site add)", f.data)

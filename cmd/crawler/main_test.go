@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -206,7 +207,7 @@ func TestRunWithoutURLs(t *testing.T) {
 	defer site.Close()
 	site.SetHang(0)
 	data := t.TempDir()
-	args := []string{"--data", data, "--delay", "1ms", "--max-depth", "1"}
+	args := []string{"--data", data, "--delay", "1ms"}
 	stdout, stderr, code := runCLI(t, append(append([]string{"crawl"}, args...), "--max-pages", "2", site.URL+"/")...)
 	if code != 0 || !strings.Contains(stdout, "URLs are still due") {
 		t.Fatalf("crawl of 2 pages: exit %d, %s%s; want URLs left due", code, stdout, stderr)
@@ -252,6 +253,39 @@ func TestRecrawlPeriodRemembered(t *testing.T) {
 	}
 	if n := countRows(t, data, `SELECT count(*) FROM crawl_frontier WHERE state='due'`); n != 0 {
 		t.Errorf("%d pages due after a recrawl with --recrawl-period 0, want none", n)
+	}
+}
+
+// TestFiltersOfALaterRun: a run's --exclude keeps URLs an earlier run
+// admitted from being fetched (a crawler trap stopped), and a larger
+// --max-depth admits the links a smaller one left, without the pages
+// that link to them being parsed again.
+func TestFiltersOfALaterRun(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.SetHang(0)
+	data := t.TempDir()
+	args := []string{"crawl", "--data", data, "--delay", "1ms"}
+	if _, stderr, code := runCLI(t, append(args, "--max-depth", "1", "--max-pages", "2", site.URL+"/")...); code != 0 {
+		t.Fatalf("first crawl: %s", stderr)
+	}
+	docs := `SELECT count(*) FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url LIKE '%/docs/%'`
+	before := countRows(t, data, docs)
+	if _, stderr, code := runCLI(t, append(args, "--max-depth", "1", "--exclude", "/docs/")...); code != 0 {
+		t.Fatalf("crawl with --exclude: %s", stderr)
+	}
+	if n := countRows(t, data, docs); n != before {
+		t.Errorf("%d crawls of /docs/ pages after a run given --exclude /docs/, want the %d before it", n, before)
+	}
+	tooDeep := `SELECT count(*) FROM crawl_candidate WHERE last_crawl_exit_code=` + strconv.Itoa(int(crawl.ExitTooDeep))
+	if countRows(t, data, tooDeep) == 0 {
+		t.Fatal("no URL too deep at --max-depth 1: the site is too shallow for this test")
+	}
+	if _, stderr, code := runCLI(t, append(args, "--max-depth", "8")...); code != 0 {
+		t.Fatalf("crawl with a larger --max-depth: %s", stderr)
+	}
+	if n := countRows(t, data, tooDeep); n != 0 {
+		t.Errorf("%d URLs still too deep after a run at --max-depth 8", n)
 	}
 }
 

@@ -32,12 +32,18 @@ type Config struct {
 	Concurrency int  // requests in flight at once (fetchWorkers a request)
 	MaxPages    int  // fetches released in this run (0: no limit)
 	Recrawl     bool // every known URL is due now (seed 004 reenqueued)
-	Fetch       fetch.Config
-	Policy      schedule.Policy
-	Parse       parse.Config
-	Summarize   summarize.Config
-	Client      *http.Client
-	Log         *slog.Logger
+	// FiltersGiven says the run was given its own Policy.MaxDepth,
+	// Include or Exclude: the URLs earlier runs filtered as too-deep or
+	// excluded are judged again by them, as if found again (a larger
+	// --max-depth picks up the links a smaller one left, without the
+	// pages that link to them being parsed again).
+	FiltersGiven bool
+	Fetch        fetch.Config
+	Policy       schedule.Policy
+	Parse        parse.Config
+	Summarize    summarize.Config
+	Client       *http.Client
+	Log          *slog.Logger
 	// Progress, if set, is called a few times a second while the crawl runs.
 	Progress func(Progress)
 
@@ -108,6 +114,11 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := r.resume(ctx, st, cfg, start); err != nil {
 		return res, err
 	}
+	if cfg.FiltersGiven {
+		if err := r.judgeFilteredAgain(ctx, st); err != nil {
+			return res, err
+		}
+	}
 	if cfg.afterResume != nil {
 		cfg.afterResume()
 	}
@@ -175,6 +186,7 @@ func (r *runner) newStages(cfg Config) *stages {
 	d, log := r.d, cfg.Log
 	policy := cfg.Policy
 	policy.GuessRuledOutNew = true // SQLite: a failed insert costs about what the read it saves does
+	policy.FiltersAtRelease = true // one scheduler admits and releases
 	st := &stages{sched: schedule.New(d.DB, r.sender(QueueFetch), policy, log)}
 	// The summarizer takes each crawl from its task (the fetch stage
 	// hands the crawl on as it recorded it), not from the store.
@@ -262,6 +274,32 @@ func (r *runner) resume(ctx context.Context, st *stages, cfg Config, start time.
 		seeds = append(seeds, b)
 	}
 	return r.sender(QueueEnqueue).Send(ctx, seeds...)
+}
+
+// judgeFilteredAgain admits again, by the run's filters, the URLs of no
+// site that earlier runs filtered as too-deep or excluded: each as the
+// link it was found as (its hops, parent and depth limit).
+func (r *runner) judgeFilteredAgain(ctx context.Context, st *stages) error {
+	cands, err := r.d.DB.RuledOutByFilters(ctx)
+	if err != nil {
+		return err
+	}
+	admitted := 0
+	for _, c := range cands {
+		ev := crawl.EnqueueEvent{Version: crawl.EnqueueVersion, URL: c.URL, Hops: c.Hops, Parent: c.Parent, MaxDepth: c.MaxDepth,
+			NRedirs: c.NRedirs, OrigURL: c.OrigURL, RedirectChain: c.RedirectChain}
+		out, err := st.sched.Admit(ctx, ev)
+		if err != nil {
+			return fmt.Errorf("judge %s again by the run's filters: %w", c.URL, err)
+		}
+		if out == schedule.Admitted {
+			admitted++
+		}
+	}
+	if admitted > 0 {
+		r.log.InfoContext(ctx, "URLs filtered by earlier runs admitted by this run's filters", "urls", admitted, "judged", len(cands))
+	}
+	return nil
 }
 
 // handOn hands the crawls a killed run recorded but did not hand on

@@ -203,6 +203,14 @@ func (d *DB) StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.
 	return d.queryCandidates(ctx, `WHERE f.state='queued' AND f.queued_unix_utc<=? ORDER BY f.queued_unix_utc LIMIT ?`, before, limit)
 }
 
+// RuledOutByFilters returns the candidates of no site filtered as
+// too-deep or excluded, which a run's --max-depth, --include and
+// --exclude decide: a run given other values judges them again.
+func (d *DB) RuledOutByFilters(ctx context.Context) ([]crawl.Candidate, error) {
+	return d.queryCandidates(ctx, `WHERE f.state='filtered' AND f.site_id IS NULL AND c.last_crawl_exit_code IN (?,?) ORDER BY f.url_id`,
+		crawl.ExitTooDeep, crawl.ExitExcluded)
+}
+
 // NotHandedOn returns the recorded crawls that have no crawl summary,
 // each as its URL's candidate naming that crawl (CrawlUUID): the stages
 // after the fetch have not finished them (every crawl gets its summary).

@@ -81,6 +81,14 @@ type Policy struct {
 	// before. The AWS home reads first: there a refused write costs ten
 	// times a read.
 	GuessRuledOutNew bool
+	// FiltersAtRelease judges a due URL again by MaxDepth, Include and
+	// Exclude when it is released, and records it filtered (too-deep,
+	// excluded) if they now rule it out: a run given --exclude stops a
+	// crawler trap whose URLs an earlier run admitted. Only where one
+	// scheduler admits and releases (the embedded home): a URL admitted
+	// and then filtered goes against what other schedulers remember of
+	// it (knownURLs).
+	FiltersAtRelease bool
 	// Room, if set, bounds how many tasks of one host are released ahead
 	// of its fetches: a candidate of a host without room stays due (or
 	// stale) and is released by a later run.
@@ -571,6 +579,29 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 	return decision{out: Deduped}, nil
 }
 
+// ruledOutNow reports whether the run's filters (Policy.MaxDepth,
+// Include, Exclude) rule out a due URL that they did not when it was
+// admitted, and with what exit code; only with Policy.FiltersAtRelease,
+// and for URLs of no site (a site's URLs are counted as collected while
+// not filtered, and follow the site's filters). They are judged as an
+// enqueue event of the URL would be (judge).
+func (s *Scheduler) ruledOutNow(c crawl.Candidate) (crawl.ExitCode, bool) {
+	if !s.policy.FiltersAtRelease || c.SiteID != "" {
+		return 0, false
+	}
+	maxDepth := s.policy.MaxDepth
+	if c.MaxDepth != nil {
+		maxDepth = *c.MaxDepth
+	}
+	switch {
+	case maxDepth >= 0 && c.Hops > maxDepth:
+		return crawl.ExitTooDeep, true
+	case len(s.policy.Include) > 0 && !matchAny(s.policy.Include, c.URL), matchAny(s.policy.Exclude, c.URL):
+		return crawl.ExitExcluded, true
+	}
+	return 0, false
+}
+
 // claim makes a URL known before its site was added the site's, as a
 // decision on it by the site's state (dueState) does: a URL held for a
 // site must be the site's, for enabling the site to make it due again
@@ -823,6 +854,11 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 			}
 			continue
 		}
+		if code, out := s.ruledOutNow(c); out {
+			c.State, c.LastCrawlExitCode = crawl.StateFiltered, &code
+			put, tasks = append(put, c), append(tasks, crawl.FetchTask{})
+			continue
+		}
 		if !s.hasRoom(&c, site) {
 			continue
 		}
@@ -836,6 +872,8 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 			// changed under us; the next release sees it
 		case err != nil:
 			errs = append(errs, fmt.Errorf("release %s: %w", put[i].URL, err))
+		case tasks[i].URL == "":
+			s.known.saw(put[i]) // filtered now (ruledOutNow)
 		default:
 			sent = append(sent, tasks[i])
 		}

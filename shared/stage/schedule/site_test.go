@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -473,5 +474,65 @@ func TestSiteMaxURLsOverAPage(t *testing.T) {
 	}
 	if got, err := db.GetSite(ctx, "docs"); err != nil || got.CollectedURLs != 10 {
 		t.Errorf("site docs: %d URLs collected (%v), want 10", got.CollectedURLs, err)
+	}
+}
+
+// TestFiltersAtRelease: with Policy.FiltersAtRelease, a due URL of no
+// site that the scheduler's filters now rule out (a run given --exclude
+// or a smaller --max-depth after another admitted it) is recorded
+// filtered when released, not fetched; a site's URL follows its site.
+func TestFiltersAtRelease(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	before, _ := newScheduler(t, db, noLimit())
+	if err := before.UseSites(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	manage(t, before, siteEvent(crawl.SiteAdd, "docs", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://docs.example/"} }))
+	admitAll(t, before, crawl.EnqueueEvent{URL: "http://example.com/"},
+		link("http://example.com/trap/1", 1), link("http://example.com/a", 1), link("http://example.com/a/deep", 2),
+		crawl.EnqueueEvent{URL: "http://docs.example/trap/2", Parent: "http://docs.example/", Hops: 1})
+	p := noLimit()
+	p.MaxDepth, p.Exclude, p.FiltersAtRelease = 1, []*regexp.Regexp{regexp.MustCompile(`/trap/`)}, true
+	after, snd := newScheduler(t, db, p)
+	if err := after.UseSites(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	// A link to the trap found before the release: the scheduler reads
+	// the URL due (and remembers it so).
+	if out, err := after.Admit(ctx, link("http://example.com/trap/1", 1)); err != nil || out != Deduped {
+		t.Fatalf("the trap URL found again: %v (%v), want deduped", out, err)
+	}
+	if _, err := after.Release(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	released := map[string]bool{}
+	for _, task := range snd.tasks(t) {
+		released[task.URL] = true
+	}
+	for _, tt := range []struct {
+		url  string
+		exit crawl.ExitCode // 0: released
+	}{
+		{"http://example.com/", 0},
+		{"http://example.com/a", 0},
+		{"http://example.com/trap/1", crawl.ExitExcluded},
+		{"http://example.com/a/deep", crawl.ExitTooDeep},
+		{"http://docs.example/", 0},
+		{"http://docs.example/trap/2", 0}, // the site's: its own filters decide
+	} {
+		c := mustGet(t, db, tt.url)
+		switch {
+		case tt.exit == 0 && !released[tt.url]:
+			t.Errorf("%s: not released (%s, exit %s)", tt.url, c.State, fmtExit(c.LastCrawlExitCode))
+		case tt.exit != 0 && (released[tt.url] || c.State != crawl.StateFiltered || c.LastCrawlExitCode == nil || *c.LastCrawlExitCode != tt.exit):
+			t.Errorf("%s: released %v, %s, exit %s; want filtered %v", tt.url, released[tt.url], c.State, fmtExit(c.LastCrawlExitCode), tt.exit)
+		}
+	}
+	// The scheduler remembers the URL as filtered (knownURLs): a link to
+	// it that its filters let through would be judged, not deduped as a
+	// URL it saw due.
+	if after.known.dedupes("http://example.com/trap/1", 1, false) {
+		t.Error("the URL filtered at release is remembered as not filtered")
 	}
 }
