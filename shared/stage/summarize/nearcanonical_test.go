@@ -110,3 +110,51 @@ func TestNearAndCanonicalDuplicates(t *testing.T) {
 		})
 	}
 }
+
+// TestNoIndexChangeOpensAGeneration: a page recrawled with the same text
+// but noindex added, then taken away, opens a new generation each time,
+// so that search leaves it out, then finds it again.
+func TestNoIndexChangeOpensAGeneration(t *testing.T) {
+	ctx := t.Context()
+	db := openStore(t)
+	s := New(db, nil, Config{}, slog.New(slog.DiscardHandler))
+	const u, text = "http://example.com/page", "lighthouse lamps burn whale oil in the old days"
+	for i, noindex := range []bool{false, true, false} {
+		size, at, code := int64(len(text)), int64(100+10*i), crawl.ExitComplete
+		cr := crawl.Crawl{
+			Log: crawl.CrawlLog{AgentUUID: "agent", URL: u, CrawlType: crawl.CrawlFirst, CrawlUUID: fmt.Sprint("c", i),
+				TimeStarted: at, ExitCode: code},
+			File: &crawl.File{URL: u, MIMEType: "text/html", FileSize: &size, BodyKey: crawl.BodyKey([]byte(text))},
+		}
+		c := crawl.Candidate{URL: u, Host: "example.com", CrawlType: crawl.CrawlFirst, State: crawl.StateCrawled,
+			LastCrawlTime: &at, LastCrawlExitCode: &code, LastContentfulCrawlTime: &at}
+		if i > 0 {
+			old, err := db.GetCandidate(ctx, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Version = old.Version
+		}
+		if err := db.PutCandidate(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.RecordCrawl(ctx, cr, nil); err != nil {
+			t.Fatal(err)
+		}
+		doc := &crawl.Document{URL: u, Text: crawl.TextPile{Text: text}, NoIndex: noindex}
+		if err := s.HandleDocument(ctx, crawl.SummarizeTask{URL: u, CrawlUUID: cr.Log.CrawlUUID}, doc); err != nil {
+			t.Fatal(err)
+		}
+		st, err := db.Status(ctx, u)
+		if err != nil || st.Generation == nil || st.Generation.Generations != i+1 {
+			t.Fatalf("crawl %d (noindex %v): status %+v, %v; want generation %d", i, noindex, st.Generation, err, i+1)
+		}
+		hits, err := db.Search(ctx, "lighthouse", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found := len(hits) == 1 && hits[0].URL == u; found == noindex {
+			t.Errorf("crawl %d (noindex %v): search found the page: %v", i, noindex, found)
+		}
+	}
+}

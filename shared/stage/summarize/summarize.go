@@ -243,7 +243,11 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 // URL's open original, unless the open generation was seen after this
 // crawl (a late delivery), which is then kept.
 func (s *Summarizer) place(ctx context.Context, u *crawl.SummaryUpdate, open crawl.OpenGeneration, ng *crawl.NewGeneration) error {
-	if u.OpenID != 0 && open.ContentKey == ng.ContentKey {
+	// The same content under another robots noindex (a meta tag or an
+	// X-Robots-Tag added or taken away) is a new generation: whether the
+	// page is searchable, and an original for its copies, is the open
+	// generation's.
+	if u.OpenID != 0 && open.ContentKey == ng.ContentKey && open.NoIndex == ng.NoIndex {
 		u.Action = crawl.GenerationExtend
 		if open.Generation.MarkedDuplicate {
 			u.Crawl.ExitCode = crawl.ExitDuplicate
