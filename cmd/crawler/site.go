@@ -299,6 +299,8 @@ type siteView struct {
 	RequestDelayMS  int64              `json:"request_delay_ms"`
 	HTTPTimeoutMS   int64              `json:"http_timeout_ms"`
 	RecrawlPeriodM  int64              `json:"recrawl_period_min"`
+	RecrawlDate     string             `json:"recrawl_date,omitempty"` // seed 001: when its next periodic recrawl starts
+	Iterations      int64              `json:"iterations"`
 	CollectedURLs   int64              `json:"collected_urls"`
 	NewURLs         int64              `json:"new_urls"`
 	Resources       int64              `json:"resources"`
@@ -322,12 +324,23 @@ func viewSite(s crawl.Site) siteView {
 	if filters == nil {
 		filters = []crawl.SiteFilter{}
 	}
-	return siteView{ID: s.ID, State: s.State.String(), StateReason: s.StateReason, Roots: s.Roots, Filters: filters,
+	v := siteView{ID: s.ID, State: s.State.String(), StateReason: s.StateReason, Roots: s.Roots, Filters: filters,
 		Priority: s.Priority, URLType: s.URLType.String(), MaxURLs: s.MaxURLs, MaxResources: s.MaxResources,
 		MaxErrors: s.MaxErrors, MaxResourceSize: s.MaxResourceSize, MaxURLsFromPage: s.MaxURLsFromPage,
 		RequestDelayMS: s.RequestDelay, HTTPTimeoutMS: s.HTTPTimeout, RecrawlPeriodM: s.RecrawlPeriod,
 		CollectedURLs: s.CollectedURLs, NewURLs: s.NewURLs, Resources: s.Resources, Contents: s.Contents,
-		Errors: s.Errors, Size: s.Size, AVGSpeed: s.AVGSpeed, Created: t(s.CDate), Updated: t(s.UDate), Touched: t(s.TcDate)}
+		Errors: s.Errors, Size: s.Size, AVGSpeed: s.AVGSpeed, Created: t(s.CDate), Updated: t(s.UDate), Touched: t(s.TcDate),
+		Iterations: s.Iterations}
+	if s.RecrawlPeriod > 0 {
+		// Set a period on by each periodic recrawl; before the first, a
+		// period after the site was added (as StartSiteRecrawls reads it).
+		next := s.CDate + s.RecrawlPeriod*60
+		if s.RecrawlDate != nil {
+			next = *s.RecrawlDate
+		}
+		v.RecrawlDate = t(next)
+	}
+	return v
 }
 
 func siteShow(ctx context.Context, op string, args []string, stdout, stderr io.Writer) error {
@@ -433,6 +446,31 @@ func printSite(w io.Writer, v siteView) {
 	line("max urls", limit(v.MaxURLs))
 	line("max resources", limit(v.MaxResources))
 	line("max errors", limit(v.MaxErrors))
+	ms := func(n int64, none string) string {
+		if n == 0 {
+			return none
+		}
+		return (time.Duration(n) * time.Millisecond).String()
+	}
+	line("request delay", ms(v.RequestDelayMS, "the crawl's"))
+	line("http timeout", ms(v.HTTPTimeoutMS, "the crawl's"))
+	if v.MaxResourceSize == 0 {
+		line("max resource size", "the crawl's")
+	} else {
+		line("max resource size", report.HumanBytes(v.MaxResourceSize))
+	}
+	if v.MaxURLsFromPage == 0 {
+		line("max urls from page", "the crawl's")
+	} else {
+		line("max urls from page", v.MaxURLsFromPage)
+	}
+	if v.RecrawlPeriodM == 0 {
+		line("recrawl period", "none (the crawl's)")
+	} else {
+		line("recrawl period", (time.Duration(v.RecrawlPeriodM) * time.Minute).String())
+		line("next recrawl", v.RecrawlDate)
+	}
+	line("recrawls started", v.Iterations)
 	line("urls collected / new", fmt.Sprintf("%d / %d", v.CollectedURLs, v.NewURLs))
 	line("resources / contents", fmt.Sprintf("%d / %d", v.Resources, v.Contents))
 	line("errors", v.Errors)

@@ -67,4 +67,15 @@ func TestSiteCommands(t *testing.T) {
 	if !strings.Contains(stdout, "suspended") || strings.Contains(stdout, "filter") {
 		t.Errorf("site show after set --no-filters --state suspended:\n%s", stdout)
 	}
+	// Every setting shows, the recrawl's next date with its period.
+	if _, stderr, code = runCLI(t, "site", "set", "--data", data, "--recrawl-period", "2h", "test"); code != 0 {
+		t.Fatalf("site set --recrawl-period: %s", stderr)
+	}
+	stdout, _, _ = runCLI(t, "site", "show", "--data", data, "test")
+	for _, want := range []string{"request delay         2ms", "http timeout", "max resource size", "max urls from page",
+		"recrawl period        2h0m0s", "next recrawl", "recrawls started      0"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("site show does not say %q:\n%s", want, stdout)
+		}
+	}
 }
