@@ -134,14 +134,15 @@ func (f *crawlFlags) config(ctx context.Context, dd *pipeline.DataDir, seeds []s
 	fc.UserAgent, fc.Delay, fc.Timeout, fc.MaxResourceSize = f.userAgent, f.delay, f.timeout, f.maxResourceSize
 	fc.RecrawlPeriod = f.recrawlPeriod
 	if !f.recrawlPeriodOn {
-		// Not given: the period the data directory's URLs were crawled
-		// under, so that crawler recrawl from cron keeps them (and what
-		// it finds) on it; --recrawl-period 0 stops it.
+		// Not given: each page of no site keeps the period it was
+		// crawled under, and a page found is given the data directory's,
+		// so that crawler recrawl from cron keeps them on it;
+		// --recrawl-period 0 stops it.
 		p, err := dd.DB.RecrawlPeriodInUse(ctx)
 		if err != nil {
 			return pipeline.Config{}, err
 		}
-		fc.RecrawlPeriod = p
+		fc.KeptRecrawlPeriod = &p
 	}
 	dialer := safedial.New(f.timeout)
 	dialer.AllowPrivate = f.allowPrivate
@@ -208,7 +209,9 @@ func cmdRecrawl(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // invalidURL is the usage error of a URL given that urlnorm refused: a
 // host without a scheme gets a hint, not the URL parser's words alone.
 func invalidURL(u string, err error) error {
-	if !strings.ContainsAny(u, ": ") && strings.Contains(u, ".") {
+	host, _, _ := strings.Cut(u, "/")
+	if name, _, _ := strings.Cut(host, ":"); !strings.Contains(u, "://") && !strings.Contains(u, " ") && strings.Contains(name, ".") {
+		// example.org, example.org:8080/x; not mailto:a@b.c or file:/x
 		return usagef("invalid URL %q: it has no scheme (did you mean https://%s?)", u, u)
 	}
 	return usagef("invalid URL %q: %v", u, err)
@@ -222,7 +225,7 @@ func invalidURL(u string, err error) error {
 func hasWork(ctx context.Context, db *sqlite.DB, filtersGiven bool) (bool, error) {
 	if filtersGiven {
 		// Filtered by earlier runs' filters: this run's may admit them.
-		if c, err := db.RuledOutByFilters(ctx); err != nil || len(c) > 0 {
+		if c, err := db.RuledOutByFilters(ctx, 1); err != nil || len(c) > 0 {
 			return len(c) > 0, err
 		}
 	}

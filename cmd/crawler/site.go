@@ -331,9 +331,10 @@ func viewSite(s crawl.Site) siteView {
 		CollectedURLs: s.CollectedURLs, NewURLs: s.NewURLs, Resources: s.Resources, Contents: s.Contents,
 		Errors: s.Errors, Size: s.Size, AVGSpeed: s.AVGSpeed, Created: t(s.CDate), Updated: t(s.UDate), Touched: t(s.TcDate),
 		Iterations: s.Iterations}
-	if s.RecrawlPeriod > 0 {
+	if s.RecrawlPeriod > 0 && s.State == crawl.SiteActive {
 		// Set a period on by each periodic recrawl; before the first, a
 		// period after the site was added (as StartSiteRecrawls reads it).
+		// A site not active is not recrawled: no date.
 		next := s.CDate + s.RecrawlPeriod*60
 		if s.RecrawlDate != nil {
 			next = *s.RecrawlDate
@@ -468,7 +469,9 @@ func printSite(w io.Writer, v siteView) {
 		line("recrawl period", "none (the crawl's)")
 	} else {
 		line("recrawl period", (time.Duration(v.RecrawlPeriodM) * time.Minute).String())
-		line("next recrawl", v.RecrawlDate)
+		if v.RecrawlDate != "" {
+			line("next recrawl", v.RecrawlDate)
+		}
 	}
 	line("recrawls started", v.Iterations)
 	line("urls collected / new", fmt.Sprintf("%d / %d", v.CollectedURLs, v.NewURLs))

@@ -68,7 +68,7 @@ func TestSiteCommands(t *testing.T) {
 		t.Errorf("site show after set --no-filters --state suspended:\n%s", stdout)
 	}
 	// Every setting shows, the recrawl's next date with its period.
-	if _, stderr, code = runCLI(t, "site", "set", "--data", data, "--recrawl-period", "2h", "test"); code != 0 {
+	if _, stderr, code = runCLI(t, "site", "set", "--data", data, "--state", "active", "--recrawl-period", "2h", "test"); code != 0 {
 		t.Fatalf("site set --recrawl-period: %s", stderr)
 	}
 	stdout, _, _ = runCLI(t, "site", "show", "--data", data, "test")

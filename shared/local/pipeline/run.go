@@ -280,12 +280,15 @@ func (r *runner) resume(ctx context.Context, st *stages, cfg Config, start time.
 // site that earlier runs filtered as too-deep or excluded: each as the
 // link it was found as (its hops, parent and depth limit).
 func (r *runner) judgeFilteredAgain(ctx context.Context, st *stages) error {
-	cands, err := r.d.DB.RuledOutByFilters(ctx)
+	cands, err := r.d.DB.RuledOutByFilters(ctx, 0)
 	if err != nil {
 		return err
 	}
 	admitted := 0
 	for _, c := range cands {
+		if !st.sched.PassesFilters(c) {
+			continue // still ruled out: no read, no write
+		}
 		ev := crawl.EnqueueEvent{Version: crawl.EnqueueVersion, URL: c.URL, Hops: c.Hops, Parent: c.Parent, MaxDepth: c.MaxDepth,
 			NRedirs: c.NRedirs, OrigURL: c.OrigURL, RedirectChain: c.RedirectChain}
 		out, err := st.sched.Admit(ctx, ev)

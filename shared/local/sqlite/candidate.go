@@ -206,9 +206,13 @@ func (d *DB) StaleQueued(ctx context.Context, before int64, limit int) ([]crawl.
 // RuledOutByFilters returns the candidates of no site filtered as
 // too-deep or excluded, which a run's --max-depth, --include and
 // --exclude decide: a run given other values judges them again.
-func (d *DB) RuledOutByFilters(ctx context.Context) ([]crawl.Candidate, error) {
-	return d.queryCandidates(ctx, `WHERE f.state='filtered' AND f.site_id IS NULL AND c.last_crawl_exit_code IN (?,?) ORDER BY f.url_id`,
-		crawl.ExitTooDeep, crawl.ExitExcluded)
+// At most limit of them (0: all).
+func (d *DB) RuledOutByFilters(ctx context.Context, limit int) ([]crawl.Candidate, error) {
+	if limit <= 0 {
+		limit = -1 // SQLite: no limit
+	}
+	return d.queryCandidates(ctx, `WHERE f.state='filtered' AND f.site_id IS NULL AND c.last_crawl_exit_code IN (?,?) ORDER BY f.url_id LIMIT ?`,
+		crawl.ExitTooDeep, crawl.ExitExcluded, limit)
 }
 
 // NotHandedOn returns the recorded crawls that have no crawl summary,

@@ -73,14 +73,19 @@ type Config struct {
 	Delay           time.Duration // least time between two request starts to a host
 	Timeout         time.Duration // per request: connect, headers and body
 	MaxResourceSize int64         // bodies over this are cut off (ExitTooLarge)
-	RecrawlPeriod   time.Duration // 0: crawled URLs are not due again by themselves
-	MaxRedirects    int           // redirect hops followed from one URL
-	MaxRetries      int           // further attempts after a 429, 503 or transient network error
-	RetryBase       time.Duration // first backoff; doubled per attempt, plus jitter
-	MaxRetryAfter   time.Duration // longest Retry-After waited for within one crawl
-	MaxCrawlDelay   time.Duration // robots.txt Crawl-delay is honoured up to this
-	RobotsTTL       time.Duration // how long robots.txt rules are kept
-	RobotsErrorTTL  time.Duration // how long an unavailable robots.txt disallows its host
+	RecrawlPeriod   time.Duration // 0: crawled URLs are not due again by themselves (but see KeptRecrawlPeriod)
+	// KeptRecrawlPeriod, set when the run was given no recrawl period
+	// (crawler recrawl from cron), keeps a URL of no site on the period
+	// its last crawl followed, and gives a URL of no site never crawled
+	// under one this period: the data directory's (0: none).
+	KeptRecrawlPeriod *time.Duration
+	MaxRedirects      int           // redirect hops followed from one URL
+	MaxRetries        int           // further attempts after a 429, 503 or transient network error
+	RetryBase         time.Duration // first backoff; doubled per attempt, plus jitter
+	MaxRetryAfter     time.Duration // longest Retry-After waited for within one crawl
+	MaxCrawlDelay     time.Duration // robots.txt Crawl-delay is honoured up to this
+	RobotsTTL         time.Duration // how long robots.txt rules are kept
+	RobotsErrorTTL    time.Duration // how long an unavailable robots.txt disallows its host
 }
 
 // DefaultConfig returns the defaults named in the docs.
@@ -260,11 +265,11 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome, t crawl.FetchTask) 
 	case !out.retryAt.IsZero():
 		// robots.txt was unavailable: try again when its verdict expires.
 		c.State, c.DueAt = crawl.StateDue, out.retryAt.Unix()
-	case f.recrawlPeriod(t) > 0:
+	case f.recrawlPeriod(t, c) > 0:
 		// Due again after the period scaled by how often the page was
 		// seen to change (crawl.NextVisit); the summary of this crawl,
 		// which sees whether it changed, moves the date.
-		p := f.recrawlPeriod(t)
+		p := f.recrawlPeriod(t, c)
 		c.State, c.CrawlType = crawl.StateDue, crawl.CrawlRecrawl
 		c.DueAt, c.RecrawlEvery = crawl.NextVisit(at, p, c.MRate, c.MRateCounter), int64(p/time.Second)
 	default:
@@ -274,12 +279,20 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome, t crawl.FetchTask) 
 }
 
 // recrawlPeriod is the period a URL's recrawls follow: its site's
-// RecrawlPeriod (carried by the task), else the crawl's.
-func (f *Fetcher) recrawlPeriod(t crawl.FetchTask) time.Duration {
-	if t.RecrawlMin > 0 {
+// RecrawlPeriod (carried by the task), else the crawl's; for a URL of no
+// site in a run given none (KeptRecrawlPeriod), the one its last crawl
+// followed, else the data directory's. A site's URLs follow the site:
+// its period 0 and a run given none stop their recrawls.
+func (f *Fetcher) recrawlPeriod(t crawl.FetchTask, c crawl.Candidate) time.Duration {
+	switch {
+	case t.RecrawlMin > 0:
 		return time.Duration(t.RecrawlMin) * time.Minute
+	case f.cfg.RecrawlPeriod > 0 || f.cfg.KeptRecrawlPeriod == nil || c.SiteID != "":
+		return f.cfg.RecrawlPeriod
+	case c.RecrawlEvery > 0:
+		return time.Duration(c.RecrawlEvery) * time.Second
 	}
-	return f.cfg.RecrawlPeriod
+	return *f.cfg.KeptRecrawlPeriod
 }
 
 // forward hands a recorded crawl of candidate c on to the next stages

@@ -118,6 +118,44 @@ func (h *harness) crawl(t *testing.T, u string, mod func(*crawl.Candidate)) (cra
 	return cr, after
 }
 
+// TestRecrawlPeriodKept: in a run given no recrawl period
+// (KeptRecrawlPeriod: crawler recrawl from cron), a URL of no site keeps
+// the period its last crawl followed, and one never crawled under one
+// gets the data directory's; a site's URL follows its site (none here);
+// a period given wins.
+func TestRecrawlPeriodKept(t *testing.T) {
+	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<p>hello</p>") })
+	kept := 2 * time.Hour
+	for _, tt := range []struct {
+		name      string
+		run       time.Duration  // the run's --recrawl-period
+		kept      *time.Duration // the data directory's, when the run gave none
+		every     int64          // the candidate's, from its last crawl
+		site      string
+		wantEvery int64
+	}{
+		{"given none: the URL's own", 0, &kept, 3600, "", 3600},
+		{"given none: a new URL gets the data directory's", 0, &kept, 0, "", 7200},
+		{"given none: a site's URL follows its site", 0, &kept, 3600, "docs", 0},
+		{"0 given", 0, nil, 3600, "", 0},
+		{"a period given wins", 3 * time.Hour, nil, 3600, "", 10800},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, nil, func(c *Config) { c.RecrawlPeriod, c.KeptRecrawlPeriod = tt.run, tt.kept })
+			cr, c := h.crawl(t, srv.URL+"/page", func(c *crawl.Candidate) { c.RecrawlEvery, c.SiteID = tt.every, tt.site })
+			if c.RecrawlEvery != tt.wantEvery {
+				t.Errorf("recrawl every %ds, want %ds", c.RecrawlEvery, tt.wantEvery)
+			}
+			switch {
+			case tt.wantEvery == 0 && c.State != crawl.StateCrawled:
+				t.Errorf("state %s, want crawled (no recrawl)", c.State)
+			case tt.wantEvery > 0 && (c.State != crawl.StateDue || c.DueAt <= cr.Log.TimeStarted):
+				t.Errorf("state %s due %d, want due after the crawl at %d", c.State, c.DueAt, cr.Log.TimeStarted)
+			}
+		})
+	}
+}
+
 // queueingGate is a politeness gate whose every wait takes a host's turn
 // ten seconds on, on the fetcher's clock.
 type queueingGate struct{ wait func() }

@@ -19,6 +19,9 @@ import (
 //
 // Whatever another scheduler changed since (on AWS many run at once) can
 // only lower the hops or lift the filter, which keeps both answers true.
+// The one exception, Policy.FiltersAtRelease (the embedded home, where
+// one scheduler admits and releases), filters a due URL at release by
+// the run's filters, which are the admissions' too, and tells saw.
 type knownURLs struct {
 	mu   sync.Mutex
 	urls map[string]known

@@ -582,13 +582,21 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 // ruledOutNow reports whether the run's filters (Policy.MaxDepth,
 // Include, Exclude) rule out a due URL that they did not when it was
 // admitted, and with what exit code; only with Policy.FiltersAtRelease,
-// and for URLs of no site (a site's URLs are counted as collected while
-// not filtered, and follow the site's filters). They are judged as an
-// enqueue event of the URL would be (judge).
+// for URLs of no site (a site's URLs are counted as collected while not
+// filtered, and follow the site's filters) never crawled: the pages
+// crawled keep their last outcome and their recrawls, whatever one run
+// is given. They are judged as an enqueue event of the URL would be
+// (judge).
 func (s *Scheduler) ruledOutNow(c crawl.Candidate) (crawl.ExitCode, bool) {
-	if !s.policy.FiltersAtRelease || c.SiteID != "" {
+	if !s.policy.FiltersAtRelease || c.SiteID != "" || c.LastCrawlTime != nil {
 		return 0, false
 	}
+	return s.filterVerdict(c)
+}
+
+// filterVerdict is what MaxDepth, Include and Exclude say of c's URL at
+// its hops, as judge says it of a link to it.
+func (s *Scheduler) filterVerdict(c crawl.Candidate) (crawl.ExitCode, bool) {
 	maxDepth := s.policy.MaxDepth
 	if c.MaxDepth != nil {
 		maxDepth = *c.MaxDepth
@@ -600,6 +608,15 @@ func (s *Scheduler) ruledOutNow(c crawl.Candidate) (crawl.ExitCode, bool) {
 		return crawl.ExitExcluded, true
 	}
 	return 0, false
+}
+
+// PassesFilters reports whether the scheduler's MaxDepth, Include and
+// Exclude let c's URL through at its hops, as judge would a link to it:
+// what a run given them uses to choose, without a read each, which of
+// the URLs earlier runs filtered to admit again.
+func (s *Scheduler) PassesFilters(c crawl.Candidate) bool {
+	_, out := s.filterVerdict(c)
+	return !out
 }
 
 // claim makes a URL known before its site was added the site's, as a
@@ -722,11 +739,23 @@ func (s *Scheduler) Release(ctx context.Context, limit int) (int, error) {
 	if limit <= 0 {
 		return 0, nil
 	}
-	due, err := s.store.DueCandidates(ctx, s.now().Unix(), limit)
-	if err != nil {
-		return 0, fmt.Errorf("release: %w", err)
+	sent := 0
+	for sent < limit {
+		due, err := s.store.DueCandidates(ctx, s.now().Unix(), limit-sent)
+		if err != nil {
+			return sent, fmt.Errorf("release: %w", err)
+		}
+		n, filtered, err := s.releaseAll(ctx, due)
+		sent += n
+		if err != nil || filtered == 0 {
+			return sent, err
+		}
+		// URLs the run's filters ruled out (FiltersAtRelease) took part
+		// of the limit and went nowhere: release others in their place,
+		// so that a trap of many URLs is filtered at once, not a
+		// release's worth at each wake of the caller.
 	}
-	return s.release(ctx, due)
+	return sent, nil
 }
 
 // Requeue releases again, as new crawls, candidates released before
@@ -822,13 +851,20 @@ func (s *Scheduler) sendTasks(ctx context.Context, tasks []crawl.FetchTask) erro
 }
 
 func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, error) {
+	n, _, err := s.releaseAll(ctx, cands)
+	return n, err
+}
+
+// releaseAll releases cands and says how many it sent, and how many the
+// run's filters ruled out (ruledOutNow).
+func (s *Scheduler) releaseAll(ctx context.Context, cands []crawl.Candidate) (sent int, filtered int, _ error) {
 	if s.siteUnknown(cands) {
 		// A site added since the sites were last read (a root enqueued
 		// by crawler site add while a crawl runs): read them now, so
 		// that its root goes with the site's settings and the links
 		// found in it are judged by its scope, not ruled out of scope.
 		if err := s.RefreshSites(ctx); err != nil {
-			return 0, fmt.Errorf("release: %w", err)
+			return 0, 0, fmt.Errorf("release: %w", err)
 		}
 	}
 	now := s.now().Unix()
@@ -865,7 +901,7 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 		task := s.queue(&c, site, now)
 		put, tasks = append(put, c), append(tasks, task)
 	}
-	var sent []crawl.FetchTask
+	var out []crawl.FetchTask
 	for i, err := range s.store.PutCandidates(ctx, put) {
 		switch {
 		case errors.Is(err, crawl.ErrConflict):
@@ -874,17 +910,18 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 			errs = append(errs, fmt.Errorf("release %s: %w", put[i].URL, err))
 		case tasks[i].URL == "":
 			s.known.saw(put[i]) // filtered now (ruledOutNow)
+			filtered++
 		default:
-			sent = append(sent, tasks[i])
+			out = append(out, tasks[i])
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		// The candidates written are queued without a message: Requeue
 		// releases them again.
-		return 0, err
+		return 0, filtered, err
 	}
-	if err := s.sendTasks(ctx, sent); err != nil {
-		return 0, err
+	if err := s.sendTasks(ctx, out); err != nil {
+		return 0, filtered, err
 	}
-	return len(sent), nil
+	return len(out), filtered, nil
 }

@@ -536,3 +536,48 @@ func TestFiltersAtRelease(t *testing.T) {
 		t.Error("the URL filtered at release is remembered as not filtered")
 	}
 }
+
+// TestFiltersAtReleaseKeepTheLimit: URLs filtered at release do not use
+// up a release's limit (a trap of many URLs is filtered at once), and a
+// page crawled before keeps its recrawl whatever the run's filters say.
+func TestFiltersAtReleaseKeepTheLimit(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	before, _ := newScheduler(t, db, noLimit())
+	evs := []crawl.EnqueueEvent{{URL: "http://example.com/"}}
+	for i := range 6 {
+		evs = append(evs, link(fmt.Sprintf("http://example.com/trap/%d", i), 1))
+	}
+	evs = append(evs, link("http://example.com/z1", 1), link("http://example.com/z2", 1), link("http://example.com/trap/crawled", 1))
+	admitAll(t, before, evs...)
+	// One trap page was crawled by an earlier run and is due again.
+	c := mustGet(t, db, "http://example.com/trap/crawled")
+	at, code := testNow.Unix()-60, crawl.ExitComplete
+	c.LastCrawlTime, c.LastCrawlExitCode = &at, &code
+	if err := db.PutCandidate(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	p := noLimit()
+	p.Exclude, p.FiltersAtRelease = []*regexp.Regexp{regexp.MustCompile(`/trap/`)}, true
+	after, snd := newScheduler(t, db, p)
+	if n, err := after.Release(ctx, 3); err != nil || n != 3 {
+		t.Fatalf("released %d (%v), want 3 past the filtered trap", n, err)
+	}
+	if n, err := after.Release(ctx, 10); err != nil || n != 1 {
+		t.Fatalf("released %d more (%v), want 1", n, err)
+	}
+	got := map[string]bool{}
+	for _, task := range snd.tasks(t) {
+		got[task.URL] = true
+	}
+	for _, u := range []string{"http://example.com/", "http://example.com/z1", "http://example.com/z2", "http://example.com/trap/crawled"} {
+		if !got[u] {
+			t.Errorf("%s not released; released %v", u, got)
+		}
+	}
+	for i := range 6 {
+		if c := mustGet(t, db, fmt.Sprintf("http://example.com/trap/%d", i)); c.State != crawl.StateFiltered {
+			t.Errorf("trap %d: %s, want filtered", i, c.State)
+		}
+	}
+}
