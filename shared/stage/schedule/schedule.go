@@ -494,9 +494,9 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 		}
 		c.MRate = crawl.ChangeFreqPrior(ev.ChangeFreq) // a sitemap's hint, until changes are seen
 		var reserved *atomic.Int64
-		if verdict == crawl.ExitUnknown && site != nil {
+		if verdict == crawl.ExitUnknown {
 			var ok bool
-			if reserved, ok = s.reserve(site); !ok {
+			if reserved, ok = s.takeURL(c, site); !ok {
 				verdict = crawl.ExitTooManyURLs
 			}
 		}
@@ -535,10 +535,10 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 			return decision{out: Deduped}, nil
 		}
 		var reserved *atomic.Int64
-		if c.State == crawl.StateFiltered && site != nil && (c.SiteID == "" || c.SiteID == site.ID) {
+		if c.State == crawl.StateFiltered {
 			// Collected now, as the stores count it (PutCandidate).
 			var ok bool
-			if reserved, ok = s.reserve(site); !ok {
+			if reserved, ok = s.takeURL(c, site); !ok {
 				return decision{out: Deduped}, nil // the site is full: it stays filtered
 			}
 		}
@@ -554,12 +554,9 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 		// Found again closer to a seed, or the filters changed: admit it.
 		// The stores count it as collected now (PutCandidate), and so
 		// does the count MaxURLs is checked against.
-		var reserved *atomic.Int64
-		if site != nil && (c.SiteID == "" || c.SiteID == site.ID) {
-			var ok bool
-			if reserved, ok = s.reserve(site); !ok {
-				return decision{out: Deduped}, nil // the site is full: it stays filtered
-			}
+		reserved, ok := s.takeURL(c, site)
+		if !ok {
+			return decision{out: Deduped}, nil // the site is full: it stays filtered
 		}
 		c.State, c.DueAt, c.Hops = dueState(site, ev.Parent != ""), now, min(c.Hops, ev.Hops)
 		claim(&c, site)
@@ -857,7 +854,7 @@ func (s *Scheduler) release(ctx context.Context, cands []crawl.Candidate) (int, 
 
 // releaseAll releases cands and says how many it sent, and how many the
 // run's filters ruled out (ruledOutNow).
-func (s *Scheduler) releaseAll(ctx context.Context, cands []crawl.Candidate) (sent int, filtered int, _ error) {
+func (s *Scheduler) releaseAll(ctx context.Context, cands []crawl.Candidate) (released, filtered int, _ error) {
 	if s.siteUnknown(cands) {
 		// A site added since the sites were last read (a root enqueued
 		// by crawler site add while a crawl runs): read them now, so

@@ -132,6 +132,16 @@ func (s *Scheduler) reserve(site *crawl.CompiledSite) (*atomic.Int64, bool) {
 	return n, true
 }
 
+// takeURL takes one of site's URLs (reserve) for a decision that makes
+// c one of its collected URLs, if c is site's or of no site yet (claim):
+// nil and true when there is no such site.
+func (s *Scheduler) takeURL(c crawl.Candidate, site *crawl.CompiledSite) (*atomic.Int64, bool) {
+	if site == nil || c.SiteID != "" && c.SiteID != site.ID {
+		return nil, true
+	}
+	return s.reserve(site)
+}
+
 // unreserve gives back the site URL a decision took (reserve), when its
 // candidate is not written.
 func (d decision) unreserve() {
