@@ -229,12 +229,6 @@ func hasWork(ctx context.Context, db *sqlite.DB, filtersGiven bool) (bool, error
 			return len(c) > 0, err
 		}
 	}
-	if n, err := db.Unindexed(ctx); err != nil || n > 0 {
-		return n > 0, err
-	}
-	if c, err := db.NotHandedOn(ctx); err != nil || len(c) > 0 {
-		return len(c) > 0, err
-	}
 	if sites, err := db.Sites(ctx); err != nil || len(sites) > 0 {
 		return len(sites) > 0, err
 	}
@@ -244,8 +238,15 @@ func hasWork(ctx context.Context, db *sqlite.DB, filtersGiven bool) (bool, error
 	if n, err := db.FrontierSize(ctx, time.Now().Unix()); err != nil || n > 0 {
 		return n > 0, err
 	}
-	n, err := db.Pending(ctx, pipeline.QueueEnqueue, pipeline.QueueParse, pipeline.QueueSummarize)
-	return n > 0, err
+	if n, err := db.Pending(ctx, pipeline.QueueEnqueue, pipeline.QueueParse, pipeline.QueueSummarize); err != nil || n > 0 {
+		return n > 0, err
+	}
+	if n, err := db.Unindexed(ctx); err != nil || n > 0 {
+		return n > 0, err
+	}
+	// Last: it reads every crawl against its summary.
+	c, err := db.NotHandedOn(ctx)
+	return len(c) > 0, err
 }
 
 func crawlCommand(ctx context.Context, name string, args []string, stdout, stderr io.Writer) error {
