@@ -1,6 +1,10 @@
 package crawl
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
 
 // Search ranks the same way in both homes (the SQLite store with FTS5,
 // the DynamoDB store by hand), as the contract tests check: a page
@@ -12,7 +16,10 @@ import "strings"
 // better. Common English words are left out of a query when others
 // remain (StopWord); a plural word also matches its singular (Singular),
 // and for the title bonus alone a word also counts when the title holds
-// its plural (Plurals).
+// its plural (Plurals). Two kinds of page that hold every word of an
+// API and answer few questions lose a little: a source listing
+// (SourceListing) loses SearchListingPenalty, a changelog
+// (ChangelogTitle) SearchChangelogPenalty.
 
 // SearchTitleBonus is what a page whose title holds every word of the
 // query gains over one whose title holds none, in BM25's units. A word
@@ -34,6 +41,70 @@ const (
 	SearchProximityBonus  = 1.0
 	SearchProximityWindow = 2
 )
+
+// SearchListingPenalty is what a source listing loses, in BM25's units:
+// a documentation tree's pages of highlighted source code (Sphinx's
+// viewcode pages under _modules/) hold every name of the API, often
+// many times, and came first for questions that the prose pages answer
+// ("send email with an attachment": the mail module's source above the
+// email guide). Sphinx leaves them out of its own search index; here
+// they still match, below the prose. Chosen with make eval over five
+// trees (BENCHMARKS.md, "Source listings"): 1 to 100 gave the same
+// figures but for a place or two in MRR; 4 moves a listing below the
+// prose pages of about the same score, not below every hit.
+const SearchListingPenalty = 4.0
+
+// ListingCodeShare is the share of a page's text and code, in bytes,
+// that is code when the page is a source listing (SourceListing).
+const ListingCodeShare = 0.9
+
+// SourceListing reports whether a page whose main text is textBytes
+// long and whose code is codeBytes long is a source listing: code is at
+// least ListingCodeShare of the two.
+func SourceListing(textBytes, codeBytes int) bool {
+	return codeBytes > 0 && float64(codeBytes) >= ListingCodeShare*float64(textBytes+codeBytes)
+}
+
+// SearchChangelogPenalty is what a changelog or a page of release notes
+// loses, in BM25's units, unless the query asks for changes
+// (ChangelogPenalty): it names every feature of every version in a line
+// or two, and came first for questions that the feature's own page
+// answers ("check for broken links": Sphinx's changelog above its
+// linkcheck builder). One unit, the title bonus's weight, moves it below
+// pages of about its score. Chosen with make eval over seven trees
+// (BENCHMARKS.md, "Source listings and changelogs"): 1, 2 and 4 gave
+// the same P@1; without the exception for a query that asks for changes
+// "what is new in python 3.11" lost its page.
+const SearchChangelogPenalty = 1.0
+
+// changeWords are the words of a query that asks for a changelog.
+var changeWords = map[string]bool{"change": true, "changes": true, "changelog": true, "new": true, "news": true,
+	"notes": true, "release": true, "releases": true, "version": true, "versions": true}
+
+// ChangelogPenalty is what a changelog loses in a search for words:
+// SearchChangelogPenalty, or 0 when a word asks for changes ("what is
+// new", "release notes", "changes in version 2"), case and any
+// punctuation around a word ignored.
+func ChangelogPenalty(words []string) float64 {
+	for _, w := range words {
+		w = strings.TrimFunc(strings.ToLower(w), func(r rune) bool { return !unicode.IsLetter(r) })
+		if changeWords[w] {
+			return 0
+		}
+	}
+	return SearchChangelogPenalty
+}
+
+// changelogTitle matches the titles documentation tools give their
+// changelogs and release notes (Sphinx's "Changelog" and "Changes",
+// Django's "Django 3.2 release notes", Python's "What’s New In Python
+// 3.11", SQLAlchemy's "1.4 Changelog"), in English only: a title
+// such as "Tracking Session Changes with Events" is not one.
+var changelogTitle = regexp.MustCompile(`(?i)\b(changelog|change log|release notes|what['’]s new)\b|^changes\b`)
+
+// ChangelogTitle reports whether a page titled title is a changelog or
+// release notes (changelogTitle).
+func ChangelogTitle(title string) bool { return changelogTitle.MatchString(title) }
 
 // MaxQueryTerms bounds the words of a query that are searched.
 const MaxQueryTerms = 16

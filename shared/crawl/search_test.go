@@ -32,3 +32,60 @@ func TestPlurals(t *testing.T) {
 		}
 	}
 }
+
+func TestChangelogTitle(t *testing.T) {
+	for _, tt := range []struct {
+		title string
+		want  bool
+	}{
+		{"Changelog — Sphinx documentation", true},
+		{"Changes — Flask Documentation (2.2.x)", true},
+		{"Django 3.2 release notes — Django 3.2.25 documentation", true},
+		{"What’s New In Python 3.11 — Python 3.11.2 documentation", true},
+		{"What's new in SQLAlchemy 1.4?", true},
+		{"1.4 Changelog — SQLAlchemy 1.4 Documentation", true},
+		{"Tracking queries, object and Session Changes with Events", false},
+		{"Visibility of Data Changes", false},
+		{"Releases of the lock", false},
+		{"", false},
+	} {
+		if got := ChangelogTitle(tt.title); got != tt.want {
+			t.Errorf("ChangelogTitle(%q) = %v, want %v", tt.title, got, tt.want)
+		}
+	}
+}
+
+func TestChangelogPenalty(t *testing.T) {
+	for _, tt := range []struct {
+		words []string
+		want  float64
+	}{
+		{[]string{"check", "broken", "links"}, SearchChangelogPenalty},
+		{[]string{"new", "python", "3.11"}, 0},
+		{[]string{"Release", "notes"}, 0},
+		{[]string{"changes?"}, 0},
+		{[]string{"renew", "newer"}, SearchChangelogPenalty},
+		{nil, SearchChangelogPenalty},
+	} {
+		if got := ChangelogPenalty(tt.words); got != tt.want {
+			t.Errorf("ChangelogPenalty(%q) = %v, want %v", tt.words, got, tt.want)
+		}
+	}
+}
+
+func TestSourceListing(t *testing.T) {
+	for _, tt := range []struct {
+		text, code int
+		want       bool
+	}{
+		{0, 100, true},
+		{10, 90, true},
+		{11, 89, false},
+		{100, 0, false},
+		{0, 0, false},
+	} {
+		if got := SourceListing(tt.text, tt.code); got != tt.want {
+			t.Errorf("SourceListing(%d, %d) = %v, want %v", tt.text, tt.code, got, tt.want)
+		}
+	}
+}

@@ -226,6 +226,11 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 		c.words = append(c.words, forms)
 		c.titlePlurals = append(c.titlePlurals, crawl.Plurals(w[0]))
 	}
+	written := make([]string, len(c.words))
+	for i, forms := range c.words {
+		written[i] = c.terms[forms[0]]
+	}
+	c.changelogPenalty = crawl.ChangelogPenalty(written)
 	c.df = make([]int, len(c.terms))
 	if err := d.scanSearchable(ctx, c.add); err != nil {
 		return nil, fmt.Errorf("search %q: %w", query, err)
@@ -235,14 +240,16 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 
 // searchMatch is a generation holding a query term: its hit, each
 // term's count per field, its length in words, how many pairs of
-// neighbouring query words stand close together in it, and how many
-// query words its title holds.
+// neighbouring query words stand close together in it, how many query
+// words its title holds, and what it loses as a source listing or a
+// changelog (crawl/search.go).
 type searchMatch struct {
 	hit     crawl.SearchHit
 	tf      [][nFields]int // per term
 	len     int
 	near    int
 	inTitle int
+	penalty float64
 }
 
 // searchCorpus counts the query's terms over the searchable generations,
@@ -258,10 +265,14 @@ type searchCorpus struct {
 	// titlePlurals are each word's plurals, which count for the title
 	// bonus only (crawl/search.go), not as BM25 terms.
 	titlePlurals [][]string
+	// changelogPenalty is what a changelog loses in this search
+	// (crawl.ChangelogPenalty).
+	changelogPenalty float64
 }
 
-// add counts one searchable generation's fields.
-func (c *searchCorpus) add(url, title string, fields [nFields]string) {
+// add counts one searchable generation's fields; listing says whether
+// it is a source listing (crawl.SourceListing).
+func (c *searchCorpus) add(url, title string, fields [nFields]string, listing bool) {
 	tf := make([][nFields]int, len(c.terms))
 	pos := make([][nFields][]int, len(c.terms)) // token positions of each term, per field
 	n := 0
@@ -308,8 +319,15 @@ func (c *searchCorpus) add(url, title string, fields [nFields]string) {
 				words++
 			}
 		}
+		penalty := 0.0
+		if listing {
+			penalty += crawl.SearchListingPenalty
+		}
+		if crawl.ChangelogTitle(title) {
+			penalty += c.changelogPenalty
+		}
 		c.matches = append(c.matches, searchMatch{hit: crawl.SearchHit{URL: url, Title: title,
-			Snippet: snippet(fields[fieldText], c.seen)}, tf: tf, len: n, near: near, inTitle: words})
+			Snippet: snippet(fields[fieldText], c.seen)}, tf: tf, len: n, near: near, inTitle: words, penalty: penalty})
 	}
 }
 
@@ -347,8 +365,9 @@ func closeTogether(p, q []int, d int) bool {
 
 // ranked returns the best limit matches (all, when limit < 0) by BM25 as
 // FTS5 computes it (per term, the weighted hits across the fields
-// against the whole row's length) plus the title bonus
-// (crawl.SearchTitleBonus); Rank is the score, larger better.
+// against the whole row's length) plus the title and proximity bonuses,
+// less the penalties (crawl/search.go); Rank is the score, larger
+// better.
 func (c *searchCorpus) ranked(limit int) []crawl.SearchHit {
 	const k1, b = 1.2, 0.75
 	avg := float64(c.totalLen) / float64(max(c.docs, 1))
@@ -371,7 +390,7 @@ func (c *searchCorpus) ranked(limit int) []crawl.SearchHit {
 			score += idf[ti] * w * (k1 + 1) / (w + k1*(1-b+b*float64(m.len)/avg))
 		}
 		m.hit.Rank = score + crawl.SearchTitleBonus*float64(m.inTitle)/float64(len(c.words)) +
-			crawl.SearchProximityBonus*float64(m.near)/float64(max(1, len(c.words)-1))
+			crawl.SearchProximityBonus*float64(m.near)/float64(max(1, len(c.words)-1)) - m.penalty
 	}
 	sort.Slice(matches, func(i, j int) bool {
 		if matches[i].hit.Rank != matches[j].hit.Rank {
@@ -391,8 +410,11 @@ func (c *searchCorpus) ranked(limit int) []crawl.SearchHit {
 
 // scanSearchable scans the open, non-duplicate, indexable generations
 // with a text pile, filtered on the server, and hands each one's URL,
-// title and searchable fields to f.
-func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, fields [nFields]string)) error {
+// title and searchable fields to f, and whether it is a source listing.
+// That is known only from the pile: a page whose search text is kept in
+// its item (an exact duplicate's, or one an older version wrote) is
+// taken for prose.
+func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, fields [nFields]string, listing bool)) error {
 	e := &fxExpr{}
 	n := func(s string) string { return e.name(s) }
 	// Open, indexable generations with a text pile, and the side items
@@ -423,7 +445,7 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 	// few hundred at a time, the records of one file together.
 	var fromPiles []gen
 	var pileKeys []string
-	emit := func(g gen, text string, gz []byte, heads string) error {
+	emit := func(g gen, text string, gz []byte, heads string, listing bool) error {
 		var fields [nFields]string
 		fields[fieldTitle], fields[fieldDescription], fields[fieldText], fields[fieldHeadlines] = g.title, g.desc, text, heads
 		if len(gz) > 0 {
@@ -433,7 +455,7 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 			}
 			fields[fieldText] = t
 		}
-		f(g.url, g.title, fields)
+		f(g.url, g.title, fields, listing)
 		return nil
 	}
 	readPiles := func() error {
@@ -443,7 +465,8 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 		}
 		for i, g := range fromPiles {
 			p := piles[i]
-			if err := emit(g, searchText(p.Text), nil, searchHeadlines(p.BigHeadlines, p.SmallHeadlines)); err != nil {
+			listing := crawl.SourceListing(len(p.Text), len(p.CodeText))
+			if err := emit(g, searchText(p.Text), nil, searchHeadlines(p.BigHeadlines, p.SmallHeadlines), listing); err != nil {
 				return err
 			}
 		}
@@ -458,7 +481,7 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 			}
 			return nil
 		}
-		return emit(g, "", sd.gz, sd.heads)
+		return emit(g, "", sd.gz, sd.heads, false)
 	}
 	err := d.scanAll(ctx, in, func(it map[string]types.AttributeValue) error {
 		r := fxReader{m: it}
@@ -488,7 +511,7 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 		}
 		if gz != nil || it[gaSearchText] != nil || it[gaSearchHeadlines] != nil {
 			// Written before the search text moved to the side item.
-			return emit(g, r.str(gaSearchText), gz, r.str(gaSearchHeadlines))
+			return emit(g, r.str(gaSearchText), gz, r.str(gaSearchHeadlines), false)
 		}
 		key := url + "\x00" + sk
 		if sd, ok := sides[key]; ok {
@@ -505,7 +528,7 @@ func (d *DB) scanSearchable(ctx context.Context, f func(url, title string, field
 		return err
 	}
 	for _, g := range gens { // no search text: a page of title and description only
-		if err := emit(g, "", nil, ""); err != nil {
+		if err := emit(g, "", nil, "", false); err != nil {
 			return err
 		}
 	}
@@ -520,6 +543,7 @@ const pilesAtOnce = 512
 // searchPile is what Search reads of a text pile's blob.
 type searchPile struct {
 	Text, BigHeadlines, SmallHeadlines string
+	CodeText                           string // its length tells a source listing
 }
 
 // searchPiles reads the text piles under keys, in order: the records

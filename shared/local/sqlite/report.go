@@ -90,7 +90,10 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 // title column. Two additions are this store's only (see
 // searchquery.go): a plural word also matches its singular, and pages
 // where neighbouring words of the query stand close together gain a
-// proximity bonus, from a subquery per pair of words.
+// proximity bonus, from a subquery per pair of words. A source listing
+// (crawl.SourceListing) is told by its columns' lengths in bytes, which
+// octet_length reads from the row's header without the text; a
+// changelog by its title (changelogFunc).
 func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.SearchHit, error) {
 	words := queryWords(query)
 	if len(words) == 0 {
@@ -111,9 +114,10 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	}
 	const content = "{title description text big_headlines small_headlines code_text quote_text} : "
 	matches := `(f.` + pile + ` IN (SELECT ` + pile + ` FROM full_text_entity_index WHERE full_text_entity_index MATCH ?))`
-	var inTitle, near, all []string
+	var inTitle, near, all, written []string
 	var args []any
 	for _, w := range words {
+		written = append(written, strings.Trim(w[0], `"`))
 		inTitle = append(inTitle, matches)
 		args = append(args, "{title} : "+w.titleMatch())
 		all = append(all, w...)
@@ -126,7 +130,8 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	if len(near) == 0 {
 		near = append(near, "0")
 	}
-	args = append(args, crawl.SearchProximityBonus, float64(max(1, len(words)-1)), content+"("+strings.Join(all, " OR ")+")", limit)
+	args = append(args, crawl.SearchProximityBonus, float64(max(1, len(words)-1)), crawl.ListingCodeShare, crawl.SearchListingPenalty,
+		crawl.ChangelogPenalty(written), content+"("+strings.Join(all, " OR ")+")", limit)
 	// bm25 weights in column order: text_pile_id, any, title, description,
 	// text, secondary_text, big_headlines, small_headlines, code_text, quote_text.
 	// The plan is fixed: the full-text match is the outer loop (CROSS
@@ -137,10 +142,14 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	rows, err := d.db.QueryContext(ctx, `SELECT u.url, coalesce(dd.title, ''),
 		snippet(full_text_entity_index, 4, '[', ']', '…', 16),
 		-bm25(full_text_entity_index, 0, 0, 10, 4, 1, 0.5, 5, 3, 1, 1) + (`+strings.Join(inTitle, " + ")+`) * ? / ?
-		+ (`+strings.Join(near, " + ")+`) * ? / ? AS score
+		+ (`+strings.Join(near, " + ")+`) * ? / ?
+		- (coalesce(octet_length(p.code_text), 0) > 0
+			AND coalesce(octet_length(p.code_text), 0) >= ? * (coalesce(octet_length(p.text), 0) + coalesce(octet_length(p.code_text), 0))) * ?
+		- `+changelogFunc+`(coalesce(dd.title, '')) * ? AS score
 		FROM full_text_entity_index f
 		CROSS JOIN entity_generation g ON g.text_pile_id=f.`+pile+` AND g.confirmed_end_unix_utc IS NULL AND +g.marked_duplicate=0
 		JOIN generation_content gc ON gc.entity_generation_id=g.entity_generation_id AND gc.noindex=0
+		JOIN text_pile p ON p.text_pile_id=g.text_pile_id
 		JOIN url u ON u.url_id=g.url_id
 		LEFT JOIN document_description dd ON dd.entity_generation_id=g.entity_generation_id
 		WHERE full_text_entity_index MATCH ? ORDER BY score DESC, u.url LIMIT ?`, args...)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -202,6 +203,13 @@ func search(t *testing.T, open Opener) {
 		// plural; URLs that sort the other first on a tie.
 		widgetsTitled = "http://example.com/widget-b-titled"
 		widgetPlain   = "http://example.com/widget-a-plain"
+		// A source listing and a changelog, each with the words more
+		// often or closer than the prose page that answers; URLs that
+		// sort them first on a tie.
+		listing   = "http://example.com/frob-a-listing"
+		frobProse = "http://example.com/frob-b-prose"
+		changes   = "http://example.com/lantern-a-changes"
+		lantern   = "http://example.com/lantern-b-care"
 	)
 	lampsPile := TextPile("lighthouse lamps burn oil")
 	apply(t, s, SummaryUpdate(lamps, "c1", 100, crawl.GenerationReplace, 0, TextGen(lamps, 100, lampsPile, "Lamps")))
@@ -231,6 +239,15 @@ func search(t *testing.T, open Opener) {
 		TextGen(widgetsTitled, 100, TextPile("fit a widget onto a frame"), "Widgets")))
 	apply(t, s, SummaryUpdate(widgetPlain, "c15", 100, crawl.GenerationReplace, 0,
 		TextGen(widgetPlain, 100, TextPile("fit a widget onto a panel"), "Fittings")))
+	code := &crawl.TextPile{Text: "frobnicate gizmo", CodeText: strings.Repeat("def frobnicate(gizmo): return gizmo.frobnicate() ", 8)}
+	code.Digest = code.ComputeDigest()
+	apply(t, s, SummaryUpdate(listing, "c16", 100, crawl.GenerationReplace, 0, TextGen(listing, 100, code, "frob.py")))
+	apply(t, s, SummaryUpdate(frobProse, "c17", 100, crawl.GenerationReplace, 0,
+		TextGen(frobProse, 100, TextPile("to frobnicate a gizmo, turn it over twice"), "Guide")))
+	apply(t, s, SummaryUpdate(changes, "c18", 100, crawl.GenerationReplace, 0,
+		TextGen(changes, 100, TextPile("added: polish a lantern with a cloth"), "Changelog")))
+	apply(t, s, SummaryUpdate(lantern, "c19", 100, crawl.GenerationReplace, 0,
+		TextGen(lantern, 100, TextPile("polish a lantern with a soft dry cloth"), "Care")))
 	// A failed crawl: a crawl summary, which search must skip.
 	su := SummaryUpdate(unrelate, "c10", 300, crawl.GenerationAttach, openGen(t, s, unrelate).Generation.ID, nil)
 	su.Crawl.ExitCode, su.HTTP = crawl.ExitTimeout, nil
@@ -262,6 +279,9 @@ func search(t *testing.T, open Opener) {
 		{"a singular does not find plurals", "lamp", 10, []string{}},
 		{"query words close together rank first", "copy file", 10, []string{copyNear, copyFar}},
 		{"a word's plural in a title counts for the title", "widget", 10, []string{widgetsTitled, widgetPlain}},
+		{"a source listing ranks below prose", "frobnicate gizmo", 10, []string{frobProse, listing}},
+		{"a changelog ranks below a page of its words", "polish lantern", 10, []string{lantern, changes}},
+		{"a changelog is not demoted when the query asks for changes", "lantern polish changes", 10, []string{changes, lantern}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			hits, err := s.Search(t.Context(), tt.query, tt.limit)
