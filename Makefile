@@ -165,13 +165,15 @@ bench-bodies:
 bench-hosts:
 	bench/hosts.sh
 
-## eval: search quality on four documentation trees: the judged queries
+## eval: search quality on seven documentation trees: the judged queries
 ## of bench/eval/queries.tsv (python3.11-doc, the tree ranking was tuned
 ## on), and, as checks that it was not tuned to one site,
 ## bench/eval/sphinx-queries.tsv (sphinx-doc), pg-queries.tsv
-## (postgresql-doc-15) and flask-queries.tsv (python-flask-doc), through
+## (postgresql-doc-15), flask-queries.tsv (python-flask-doc),
+## django-queries.tsv (python-django-doc), sqlalchemy-queries.tsv
+## (python-sqlalchemy-doc) and git-queries.tsv (git-doc), through
 ## crawler search: P@1, P@3, MRR and the headline fill rate (bench/eval;
-## crawls each tree into .local-bench/eval-data[-sphinx|-pg|-flask] once:
+## crawls each tree into .local-bench/eval-data[-sphinx|-pg|...] once:
 ## remove them after a change to extraction). EVAL_FLAGS=-v prints each
 ## query's top 3.
 .PHONY: eval
@@ -187,7 +189,16 @@ eval: bench-build
 		-queries bench/eval/pg-queries.tsv $(EVAL_FLAGS) && \
 	echo "python-flask-doc:" && \
 	$(GO) run ./bench/eval -root "$$FLASK_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-flask \
-		-queries bench/eval/flask-queries.tsv $(EVAL_FLAGS)
+		-queries bench/eval/flask-queries.tsv $(EVAL_FLAGS) && \
+	echo "python-django-doc:" && \
+	$(GO) run ./bench/eval -root "$$DJANGO_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-django \
+		-queries bench/eval/django-queries.tsv $(EVAL_FLAGS) && \
+	echo "python-sqlalchemy-doc:" && \
+	$(GO) run ./bench/eval -root "$$SQLALCHEMY_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-sqlalchemy \
+		-queries bench/eval/sqlalchemy-queries.tsv $(EVAL_FLAGS) && \
+	echo "git-doc:" && \
+	$(GO) run ./bench/eval -root "$$GIT_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-git \
+		-queries bench/eval/git-queries.tsv $(EVAL_FLAGS)
 
 ## bench-recrawl: the adaptive recrawl policy (seed 001 MRate) against a
 ## fixed period with the same fetches, on a simulated site of 10,000

@@ -12,6 +12,10 @@
 #                   crawl (per-page costs) and for make eval
 #   python-flask-doc   Flask's documentation (75 HTML pages): make eval's
 #                   fourth tree
+#   python-django-doc, python-sqlalchemy-doc, git-doc  Django's (692 HTML
+#                   pages), SQLAlchemy's (220) and Git's (the manual pages,
+#                   215 reachable): make eval's fifth to seventh trees, with
+#                   queries written by someone who had not seen the ranking
 #   wget2           the reference crawler, with libwget0 and whichever of
 #                   their declared libraries the machine lacks
 #
@@ -22,7 +26,8 @@
 # runs `apt-get update` first; without root it asks you to.
 #
 # Prints the paths as shell assignments (DOC_ROOT=..., SPHINX_DOC_ROOT=...,
-# PG_DOC_ROOT=..., FLASK_DOC_ROOT=..., WGET2=...,
+# PG_DOC_ROOT=..., FLASK_DOC_ROOT=..., DJANGO_DOC_ROOT=...,
+# SQLALCHEMY_DOC_ROOT=..., GIT_DOC_ROOT=..., WGET2=...,
 # WGET2_LD_LIBRARY_PATH=...) for bench/run.sh to eval.
 set -euo pipefail
 
@@ -34,6 +39,9 @@ doc=$root/usr/share/doc/python3.11/html
 sphinxdoc=$root/usr/share/doc/sphinx-doc/html
 pgdoc=$root/usr/share/doc/postgresql-doc-15/html
 flaskdoc=$root/usr/share/doc/python-flask-doc/html
+djangodoc=$root/usr/share/doc/python-django-doc/html
+sqlalchemydoc=$root/usr/share/doc/python-sqlalchemy-doc/html
+gitdoc=$root/usr/share/doc/git-doc
 wget2=$root/usr/bin/wget2
 libpath=$root/usr/lib:$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu
 
@@ -41,14 +49,16 @@ say() { echo "bench/inputs: $*" >&2; }
 
 ready() {
 	[ -f "$doc/index.html" ] && [ -f "$sphinxdoc/index.html" ] && [ -f "$pgdoc/index.html" ] &&
-		[ -f "$flaskdoc/index.html" ] && [ -x "$wget2" ] &&
+		[ -f "$flaskdoc/index.html" ] && [ -f "$djangodoc/index.html" ] && [ -f "$sqlalchemydoc/index.html" ] &&
+		[ -f "$gitdoc/index.html" ] && [ -x "$wget2" ] &&
 		LD_LIBRARY_PATH=$libpath "$wget2" --version >/dev/null 2>&1
 }
 
 if ! ready; then
 	command -v apt-get >/dev/null || { say "needs apt-get (Debian or Ubuntu)"; exit 1; }
 	mkdir -p "$debs" "$root"
-	pkgs=(python3.11-doc sphinx-doc postgresql-doc-15 python-flask-doc libjs-jquery libjs-underscore wget2 libwget0)
+	pkgs=(python3.11-doc sphinx-doc postgresql-doc-15 python-flask-doc python-django-doc python-sqlalchemy-doc git-doc
+		libjs-jquery libjs-underscore wget2 libwget0)
 	# wget2's and libwget0's declared libraries, where the machine lacks them.
 	for p in libgpgme11 libassuan0 libgpg-error0 libpcre2-8-0 libgnutls30 libpsl5 libidn2-0 \
 		libnghttp2-14 libbrotli1 zlib1g liblzma5 libbz2-1.0; do
@@ -88,6 +98,9 @@ echo "DOC_ROOT=$doc"
 echo "SPHINX_DOC_ROOT=$sphinxdoc"
 echo "PG_DOC_ROOT=$pgdoc"
 echo "FLASK_DOC_ROOT=$flaskdoc"
+echo "DJANGO_DOC_ROOT=$djangodoc"
+echo "SQLALCHEMY_DOC_ROOT=$sqlalchemydoc"
+echo "GIT_DOC_ROOT=$gitdoc"
 echo "WGET2=$wget2"
 echo "WGET2_LD_LIBRARY_PATH=$libpath"
 echo "DOC_VERSION=$(basename "$(ls "$debs"/python3.11-doc_*.deb)" .deb | sed 's/^python3.11-doc_//; s/_all$//')"
