@@ -176,29 +176,20 @@ bench-hosts:
 ## crawls each tree into .local-bench/eval-data[-sphinx|-pg|...] once:
 ## remove them after a change to extraction). EVAL_FLAGS=-v prints each
 ## query's top 3.
+# Each tree: its name, the bench/inputs.sh variable of its root, the
+# suffix of its crawl's directory, its queries.
+EVAL_TREES := python3.11-doc,DOC_ROOT,,queries sphinx-doc,SPHINX_DOC_ROOT,-sphinx,sphinx-queries \
+	postgresql-doc-15,PG_DOC_ROOT,-pg,pg-queries python-flask-doc,FLASK_DOC_ROOT,-flask,flask-queries \
+	python-django-doc,DJANGO_DOC_ROOT,-django,django-queries \
+	python-sqlalchemy-doc,SQLALCHEMY_DOC_ROOT,-sqlalchemy,sqlalchemy-queries git-doc,GIT_DOC_ROOT,-git,git-queries
 .PHONY: eval
 eval: bench-build
-	@vars=$$(bench/inputs.sh) && eval "$$vars" && \
-	echo "python3.11-doc:" && \
-	$(GO) run ./bench/eval -root "$$DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data} $(EVAL_FLAGS) && \
-	echo "sphinx-doc:" && \
-	$(GO) run ./bench/eval -root "$$SPHINX_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-sphinx \
-		-queries bench/eval/sphinx-queries.tsv $(EVAL_FLAGS) && \
-	echo "postgresql-doc-15:" && \
-	$(GO) run ./bench/eval -root "$$PG_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-pg \
-		-queries bench/eval/pg-queries.tsv $(EVAL_FLAGS) && \
-	echo "python-flask-doc:" && \
-	$(GO) run ./bench/eval -root "$$FLASK_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-flask \
-		-queries bench/eval/flask-queries.tsv $(EVAL_FLAGS) && \
-	echo "python-django-doc:" && \
-	$(GO) run ./bench/eval -root "$$DJANGO_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-django \
-		-queries bench/eval/django-queries.tsv $(EVAL_FLAGS) && \
-	echo "python-sqlalchemy-doc:" && \
-	$(GO) run ./bench/eval -root "$$SQLALCHEMY_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-sqlalchemy \
-		-queries bench/eval/sqlalchemy-queries.tsv $(EVAL_FLAGS) && \
-	echo "git-doc:" && \
-	$(GO) run ./bench/eval -root "$$GIT_DOC_ROOT" -data $${EVAL_DATA:-.local-bench/eval-data}-git \
-		-queries bench/eval/git-queries.tsv $(EVAL_FLAGS)
+	@vars=$$(bench/inputs.sh) && eval "$$vars" && $(GO) build -o bin/bench-eval ./bench/eval && \
+	for t in $(EVAL_TREES); do \
+		IFS=, && set -- $$t && IFS=' ' && eval "root=\$$$$2" && echo "$$1:" && \
+		bin/bench-eval -root "$$root" -data "$${EVAL_DATA:-.local-bench/eval-data}$$3" \
+			-queries "bench/eval/$$4.tsv" $(EVAL_FLAGS) || exit 1; \
+	done
 
 ## bench-recrawl: the adaptive recrawl policy (seed 001 MRate) against a
 ## fixed period with the same fetches, on a simulated site of 10,000
