@@ -158,3 +158,87 @@ func TestNoIndexChangeOpensAGeneration(t *testing.T) {
 		}
 	}
 }
+
+// TestGonePageLeavesSearch: a page that answers 404 or 410 after it had
+// content closes its generation and opens one without content, which
+// later 404s extend, so that search leaves it out until it is back; a
+// 500 changes no generation, and a URL whose first answer is a 404
+// opens none.
+func TestGonePageLeavesSearch(t *testing.T) {
+	const u, never, text = "http://example.com/page", "http://example.com/never", "lighthouse lamps burn whale oil in the old days"
+	tests := []struct {
+		url         string
+		status      int  // 200: the text
+		generations int  // the URL's, after the crawl; 0: none
+		found       bool // whether search finds the page (u) then
+	}{
+		{u, 200, 1, true},
+		{u, 500, 1, true},
+		{u, 404, 2, false},
+		{u, 410, 2, false},
+		{u, 200, 3, true},
+		{never, 404, 0, true},
+	}
+	ctx := t.Context()
+	db := openStore(t)
+	s := New(db, nil, Config{}, slog.New(slog.DiscardHandler))
+	for i, tt := range tests {
+		at := int64(100 + 10*i)
+		status := tt.status
+		cr := crawl.Crawl{
+			Log: crawl.CrawlLog{AgentUUID: "agent", URL: tt.url, CrawlType: crawl.CrawlFirst, CrawlUUID: fmt.Sprint("c", i),
+				TimeStarted: at, ExitCode: crawl.ExitComplete},
+			Requests: []crawl.Request{{URL: tt.url, TimeSent: at, RobotsTxtApproved: true, HTTPStatusCode: &status}},
+		}
+		c := crawl.Candidate{URL: tt.url, Host: "example.com", CrawlType: crawl.CrawlFirst, State: crawl.StateCrawled, LastCrawlTime: &at}
+		switch {
+		case status == 200:
+			size := int64(len(text))
+			cr.File = &crawl.File{URL: tt.url, MIMEType: "text/html", FileSize: &size, BodyKey: crawl.BodyKey([]byte(text))}
+			c.LastContentfulCrawlTime = &at
+		case status >= 500:
+			cr.Log.ExitCode = crawl.ExitHTTPServerError
+		default:
+			cr.Log.ExitCode = crawl.ExitHTTPClientError
+		}
+		cr.Requests[0].ExitCode = cr.Log.ExitCode
+		c.LastCrawlExitCode = &cr.Log.ExitCode
+		if old, err := db.GetCandidate(ctx, tt.url); err == nil {
+			c.Version = old.Version
+		}
+		if err := db.PutCandidate(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.RecordCrawl(ctx, cr, nil); err != nil {
+			t.Fatal(err)
+		}
+		task := crawl.SummarizeTask{URL: tt.url, CrawlUUID: cr.Log.CrawlUUID}
+		var err error
+		if status == 200 {
+			err = s.HandleDocument(ctx, task, &crawl.Document{URL: tt.url, Text: crawl.TextPile{Text: text}})
+		} else {
+			err = s.Handle(ctx, task)
+		}
+		if err != nil {
+			t.Fatalf("crawl %d (%d): %v", i, status, err)
+		}
+		st, err := db.Status(ctx, tt.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		if st.Generation != nil {
+			got = st.Generation.Generations
+		}
+		if got != tt.generations {
+			t.Errorf("crawl %d (%d): %d generations, want %d", i, status, got, tt.generations)
+		}
+		hits, err := db.Search(ctx, "lighthouse", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found := len(hits) == 1 && hits[0].URL == u; found != tt.found {
+			t.Errorf("crawl %d (%d): search found the page: %v, want %v", i, status, found, tt.found)
+		}
+	}
+}

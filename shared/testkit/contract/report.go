@@ -210,6 +210,8 @@ func search(t *testing.T, open Opener) {
 		frobProse = "http://example.com/frob-b-prose"
 		changes   = "http://example.com/lantern-a-changes"
 		lantern   = "http://example.com/lantern-b-care"
+		// A page that then answered 404: a generation without content.
+		gonePage = "http://example.com/gone"
 	)
 	lampsPile := TextPile("lighthouse lamps burn oil")
 	apply(t, s, SummaryUpdate(lamps, "c1", 100, crawl.GenerationReplace, 0, TextGen(lamps, 100, lampsPile, "Lamps")))
@@ -248,6 +250,11 @@ func search(t *testing.T, open Opener) {
 		TextGen(changes, 100, TextPile("added: polish a lantern with a cloth"), "Changelog")))
 	apply(t, s, SummaryUpdate(lantern, "c19", 100, crawl.GenerationReplace, 0,
 		TextGen(lantern, 100, TextPile("polish a lantern with a soft dry cloth"), "Care")))
+	apply(t, s, SummaryUpdate(gonePage, "c20", 100, crawl.GenerationReplace, 0,
+		TextGen(gonePage, 100, TextPile("a vanished beacon"), "Beacon")))
+	apply(t, s, SummaryUpdate(gonePage, "c21", 200, crawl.GenerationReplace, openGen(t, s, gonePage).Generation.ID,
+		&crawl.NewGeneration{Generation: crawl.EntityGeneration{UUID: crawl.GenerationUUID("c21"), URL: gonePage, FirstSeen: 200, LastSeen: 200},
+			ContentKey: "gone"}))
 	// A failed crawl: a crawl summary, which search must skip.
 	su := SummaryUpdate(unrelate, "c10", 300, crawl.GenerationAttach, openGen(t, s, unrelate).Generation.ID, nil)
 	su.Crawl.ExitCode, su.HTTP = crawl.ExitTimeout, nil
@@ -282,6 +289,7 @@ func search(t *testing.T, open Opener) {
 		{"a source listing ranks below prose", "frobnicate gizmo", 10, []string{frobProse, listing}},
 		{"a changelog ranks below a page of its words", "polish lantern", 10, []string{lantern, changes}},
 		{"a changelog is not demoted when the query asks for changes", "lantern polish changes", 10, []string{changes, lantern}},
+		{"a generation without content ends the page's search", "beacon", 10, []string{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			hits, err := s.Search(t.Context(), tt.query, tt.limit)
