@@ -158,7 +158,8 @@ func (c ExitCode) Contentful() bool { return c >= 1 && c <= 9 }
 func (c ExitCode) Requested() bool { return c < 30 || (c >= 40 && c < 60) }
 
 // Failed reports whether the crawl ended in an error (seed 004 "error").
-// A failed crawl closes no entity generation.
+// A failed crawl closes no entity generation, but for a 404 or a 410 of
+// a page that had one (the summarize stage: the page is gone).
 func (c ExitCode) Failed() bool { return c.Status() == StatusError }
 
 // Logged reports whether the outcome is written to the crawl log. Seed

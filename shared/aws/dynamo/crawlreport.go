@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -53,12 +54,52 @@ func openGenerations(e *fxExpr, dup bool) string {
 }
 
 // EachCrawl hands every crawl in the crawl log (those its TTL has not
-// yet removed), with its stored body's size, to f.
+// yet removed), with its stored body's size, to f. A crawl the
+// summarizer found a duplicate is handed on as one, as the SQLite
+// store's crawl_summary says (the crawl log, written before, says
+// complete): a crawl whose summary item says so, or that opened a
+// generation marked duplicate (whose UUID is the crawl's,
+// crawl.GenerationUUID; a first generation's crawl puts no summary
+// item). Those are read first, with a Scan of the generations table
+// that keeps only them. A duplicate that later took over as an original
+// is then counted as found by its crawl, not as it is now.
 func (d *DB) EachCrawl(ctx context.Context, f func(crawl.CrawlLog, *int64) error) error {
+	dupCrawls, dupGens := map[string]bool{}, map[string]bool{}
+	e := &fxExpr{}
+	err := d.scanAll(ctx, &dynamodb.ScanInput{
+		TableName: aws.String(d.t.Generations),
+		FilterExpression: aws.String("(begins_with(" + e.name(gaSK) + ", " + e.value(fxS(skCrawlPrefix)) + ") AND " +
+			e.name(gaExitCode) + " = " + e.value(fxN(int64(crawl.ExitDuplicate))) + ") OR (begins_with(" + e.name(gaSK) + ", " +
+			e.value(fxS(skGenPrefix)) + ") AND " + e.name(gaMarkedDuplicate) + " = " + e.value(fxBool(true)) + ")"),
+		ProjectionExpression:      aws.String(e.name(gaSK) + ", " + e.name(gaGenUUID)),
+		ExpressionAttributeNames:  e.Names(),
+		ExpressionAttributeValues: e.Values(),
+	}, func(it map[string]types.AttributeValue) error {
+		sk, err := fxReadS(it, gaSK)
+		if err != nil {
+			return fmt.Errorf("read the duplicate crawls: %w", err)
+		}
+		if c, ok := strings.CutPrefix(sk, skCrawlPrefix); ok {
+			dupCrawls[c] = true
+			return nil
+		}
+		g, err := fxReadS(it, gaGenUUID)
+		if err != nil {
+			return fmt.Errorf("read the duplicate crawls: %w", err)
+		}
+		dupGens[g] = true
+		return nil
+	})
+	if err != nil {
+		return err
+	}
 	return d.scanAll(ctx, &dynamodb.ScanInput{TableName: aws.String(d.t.CrawlLog)}, func(it map[string]types.AttributeValue) error {
 		cr, err := decodeCrawlLog(it)
 		if err != nil {
 			return fmt.Errorf("read the crawl log: %w", err)
+		}
+		if id := cr.Log.CrawlUUID; dupCrawls[id] || (cr.Log.ExitCode.Contentful() && dupGens[crawl.GenerationUUID(id)]) {
+			cr.Log.ExitCode = crawl.ExitDuplicate
 		}
 		var size *int64
 		if cr.File != nil {

@@ -9,9 +9,13 @@ import (
 
 // EachCrawl hands every recorded crawl, with its stored body's size (nil:
 // none), to f, in the order they were recorded: the crawl report's input.
+// A crawl's exit code is its summary's when it has one (a duplicate is
+// found when the crawl is summarized, after its log row says complete),
+// as OutcomeCounts counts them.
 func (d *DB) EachCrawl(ctx context.Context, f func(crawl.CrawlLog, *int64) error) error {
 	rows, err := d.db.QueryContext(ctx, `SELECT u.url, l.crawl_uuid, l.crawl_type, l.time_started_unix_utc, l.time_taken_ms,
-		l.exit_code, (SELECT file_size FROM file WHERE file.crawl_log_id = l.crawl_log_id LIMIT 1)
+		coalesce((SELECT s.exit_code FROM crawl_summary s WHERE s.crawl_uuid = l.crawl_uuid), l.exit_code),
+		(SELECT file_size FROM file WHERE file.crawl_log_id = l.crawl_log_id LIMIT 1)
 		FROM crawl_log l JOIN url u ON u.url_id = l.url_id ORDER BY l.crawl_log_id`)
 	if err != nil {
 		return fmt.Errorf("read the crawl log: %w", err)

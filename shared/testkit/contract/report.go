@@ -118,7 +118,8 @@ func status(t *testing.T, open Opener) {
 		for _, o := range r.Outcomes {
 			outcomes[o.Label] = o.N
 		}
-		wantOutcomes := map[string]int{cn: 2, tn: 1, rn: 1, pn: 1} // the duplicate's crawl log says complete
+		// The duplicate's crawl log says complete; its summary, duplicate.
+		wantOutcomes := map[string]int{cn: 1, crawl.ExitDuplicate.String(): 1, tn: 1, rn: 1, pn: 1}
 		if r.Crawls != 5 || !reflect.DeepEqual(outcomes, wantOutcomes) || r.Bytes != 200 || r.Duplicates != 1 {
 			t.Errorf("report: %d crawls %v, %d bytes, %d duplicates; want 5 %v, 200, 1", r.Crawls, outcomes, r.Bytes, r.Duplicates, wantOutcomes)
 		}
