@@ -78,6 +78,18 @@ func NewReportBuilder() *ReportBuilder {
 		sizes: make([]int, len(sizeBuckets))}
 }
 
+// ReportedExit is the outcome the crawl report shows for a crawl whose
+// log says logged: duplicate when it fetched content that the
+// summarizer found a duplicate (dup), which it learns after the log is
+// written; else the log's. A 304 of a duplicate page stays unchanged,
+// in both homes (the DynamoDB store keeps no summary of a 304).
+func ReportedExit(logged ExitCode, dup bool) ExitCode {
+	if dup && logged.Contentful() {
+		return ExitDuplicate
+	}
+	return logged
+}
+
 // AddCrawl counts one recorded crawl; size is its stored body's (nil: none).
 func (b *ReportBuilder) AddCrawl(l CrawlLog, size *int64) {
 	b.r.Crawls++

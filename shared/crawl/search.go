@@ -81,14 +81,14 @@ const SearchChangelogPenalty = 1.0
 var changeWords = map[string]bool{"change": true, "changes": true, "changelog": true, "new": true, "news": true,
 	"notes": true, "release": true, "releases": true, "version": true, "versions": true}
 
-// ChangelogPenalty is what a changelog loses in a search for words:
-// SearchChangelogPenalty, or 0 when a word asks for changes ("what is
-// new", "release notes", "changes in version 2"), case and any
-// punctuation around a word ignored.
-func ChangelogPenalty(words []string) float64 {
-	for _, w := range words {
-		w = strings.TrimFunc(strings.ToLower(w), func(r rune) bool { return !unicode.IsLetter(r) })
-		if changeWords[w] {
+// ChangelogPenalty is what a changelog loses in a search for query:
+// SearchChangelogPenalty, or 0 when a word of it asks for changes ("what
+// is new", "release-notes", "changes in version 2"). Words are runs of
+// letters and digits, case ignored, as the DynamoDB store's search
+// splits them: both homes call this with the query as written.
+func ChangelogPenalty(query string) float64 {
+	for _, w := range strings.FieldsFunc(query, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if changeWords[strings.ToLower(w)] {
 			return 0
 		}
 	}

@@ -57,18 +57,21 @@ func TestChangelogTitle(t *testing.T) {
 
 func TestChangelogPenalty(t *testing.T) {
 	for _, tt := range []struct {
-		words []string
+		query string
 		want  float64
 	}{
-		{[]string{"check", "broken", "links"}, SearchChangelogPenalty},
-		{[]string{"new", "python", "3.11"}, 0},
-		{[]string{"Release", "notes"}, 0},
-		{[]string{"changes?"}, 0},
-		{[]string{"renew", "newer"}, SearchChangelogPenalty},
-		{nil, SearchChangelogPenalty},
+		{"check for broken links", SearchChangelogPenalty},
+		{"what is new in python 3.11", 0},
+		{"Release notes", 0},
+		{"changes?", 0},
+		{"lantern release-notes", 0},
+		{"changes/fixes", 0},
+		{"release_notes", 0},
+		{"renew newer", SearchChangelogPenalty},
+		{"", SearchChangelogPenalty},
 	} {
-		if got := ChangelogPenalty(tt.words); got != tt.want {
-			t.Errorf("ChangelogPenalty(%q) = %v, want %v", tt.words, got, tt.want)
+		if got := ChangelogPenalty(tt.query); got != tt.want {
+			t.Errorf("ChangelogPenalty(%q) = %v, want %v", tt.query, got, tt.want)
 		}
 	}
 }

@@ -37,8 +37,17 @@ func GenerationUUID(crawlUUID string) string {
 var generationNamespace = uuid.MustParse("7c1e2d0a-5b6f-4c39-9a51-3f8e6d2b4a10")
 
 // OpensGeneration reports whether a crawl that ended with code may have
-// opened a generation: one that fetched content, or a redirect.
+// opened a URL's first generation: one that fetched content, or a
+// redirect. (A 404 or a 410 opens a generation only over an open one,
+// Gone.)
 func OpensGeneration(code ExitCode) bool { return code.Contentful() || code == ExitRedirect }
+
+// Gone reports whether an HTTP status says a page is no longer there
+// (404, 410): the summarize stage then closes its open generation and
+// opens one without content, and the fetch stage asks for the page
+// whole next time (no validators), so that a 304 cannot confirm the
+// content it had before it went.
+func Gone(status int) bool { return status == 404 || status == 410 }
 
 // DuplicateSummary flags a generation as an exact duplicate of another.
 type DuplicateSummary struct {

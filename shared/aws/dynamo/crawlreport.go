@@ -55,14 +55,12 @@ func openGenerations(e *fxExpr, dup bool) string {
 
 // EachCrawl hands every crawl in the crawl log (those its TTL has not
 // yet removed), with its stored body's size, to f. A crawl the
-// summarizer found a duplicate is handed on as one, as the SQLite
-// store's crawl_summary says (the crawl log, written before, says
-// complete): a crawl whose summary item says so, or that opened a
-// generation marked duplicate (whose UUID is the crawl's,
-// crawl.GenerationUUID; a first generation's crawl puts no summary
-// item). Those are read first, with a Scan of the generations table
-// that keeps only them. A duplicate that later took over as an original
-// is then counted as found by its crawl, not as it is now.
+// summarizer found a duplicate is handed on as one (crawl.ReportedExit):
+// a crawl whose summary item says so, or that opened a generation as a
+// duplicate (one with a duplicate history, kept when it later takes
+// over as an original; its UUID is the crawl's, crawl.GenerationUUID: a
+// first generation's crawl puts no summary item). Those are read first,
+// with a Scan of the generations table that keeps only them.
 func (d *DB) EachCrawl(ctx context.Context, f func(crawl.CrawlLog, *int64) error) error {
 	dupCrawls, dupGens := map[string]bool{}, map[string]bool{}
 	e := &fxExpr{}
@@ -70,7 +68,7 @@ func (d *DB) EachCrawl(ctx context.Context, f func(crawl.CrawlLog, *int64) error
 		TableName: aws.String(d.t.Generations),
 		FilterExpression: aws.String("(begins_with(" + e.name(gaSK) + ", " + e.value(fxS(skCrawlPrefix)) + ") AND " +
 			e.name(gaExitCode) + " = " + e.value(fxN(int64(crawl.ExitDuplicate))) + ") OR (begins_with(" + e.name(gaSK) + ", " +
-			e.value(fxS(skGenPrefix)) + ") AND " + e.name(gaMarkedDuplicate) + " = " + e.value(fxBool(true)) + ")"),
+			e.value(fxS(skGenPrefix)) + ") AND attribute_exists(" + e.name(gaDupHistory) + "))"),
 		ProjectionExpression:      aws.String(e.name(gaSK) + ", " + e.name(gaGenUUID)),
 		ExpressionAttributeNames:  e.Names(),
 		ExpressionAttributeValues: e.Values(),
@@ -98,9 +96,8 @@ func (d *DB) EachCrawl(ctx context.Context, f func(crawl.CrawlLog, *int64) error
 		if err != nil {
 			return fmt.Errorf("read the crawl log: %w", err)
 		}
-		if id := cr.Log.CrawlUUID; dupCrawls[id] || (cr.Log.ExitCode.Contentful() && dupGens[crawl.GenerationUUID(id)]) {
-			cr.Log.ExitCode = crawl.ExitDuplicate
-		}
+		id := cr.Log.CrawlUUID
+		cr.Log.ExitCode = crawl.ReportedExit(cr.Log.ExitCode, dupCrawls[id] || dupGens[crawl.GenerationUUID(id)])
 		var size *int64
 		if cr.File != nil {
 			size = cr.File.FileSize

@@ -226,11 +226,7 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 		c.words = append(c.words, forms)
 		c.titlePlurals = append(c.titlePlurals, crawl.Plurals(w[0]))
 	}
-	written := make([]string, len(c.words))
-	for i, forms := range c.words {
-		written[i] = c.terms[forms[0]]
-	}
-	c.changelogPenalty = crawl.ChangelogPenalty(written)
+	c.changelogPenalty = crawl.ChangelogPenalty(query)
 	c.df = make([]int, len(c.terms))
 	if err := d.scanSearchable(ctx, c.add); err != nil {
 		return nil, fmt.Errorf("search %q: %w", query, err)

@@ -89,3 +89,68 @@ func TestAdaptiveRecrawl(t *testing.T) {
 		t.Errorf("next visits after %v: want the changing page sooner than the period %ds, the others later", dues, p)
 	}
 }
+
+// TestGonePageComesBack: a page that answers 404 leaves search at that
+// recrawl, and when it is put back as it was, the next recrawl asks for
+// it without validators (a 304 to the old ETag would confirm content no
+// longer open) and it is found again.
+func TestGonePageComesBack(t *testing.T) {
+	var gone atomic.Bool
+	var conditional atomic.Int64 // requests for the page with If-None-Match while it is back
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprint(w, `<a href="/beacon">b</a>`)
+		case "/beacon":
+			if gone.Load() {
+				http.NotFound(w, r)
+				return
+			}
+			if r.Header.Get("If-None-Match") == `"b1"` {
+				conditional.Add(1)
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			w.Header().Set("ETag", `"b1"`)
+			fmt.Fprint(w, "<title>Beacon</title><p>the vanished beacon of the harbour</p>")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := testConfig(srv.URL + "/")
+	cfg.Fetch.RecrawlPeriod = time.Hour
+	found := func() bool {
+		t.Helper()
+		dd, err := OpenDataDir(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dd.Close()
+		hits, err := dd.DB.Search(context.Background(), "beacon", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits) == 1 && hits[0].URL == srv.URL+"/beacon"
+	}
+	crawlSite(t, dir, cfg)
+	if !found() {
+		t.Fatal("the page is not in search after the first crawl")
+	}
+	cfg.Seeds, cfg.Recrawl = nil, true
+	gone.Store(true)
+	crawlSite(t, dir, cfg)
+	if found() {
+		t.Error("the page answered 404 and is still in search")
+	}
+	gone.Store(false)
+	crawlSite(t, dir, cfg)
+	if !found() {
+		t.Errorf("the page is back and not in search (conditional requests after the 404: %d)", conditional.Load())
+	}
+	if n := conditional.Load(); n != 0 {
+		t.Errorf("%d conditional requests for the page after its 404, want 0", n)
+	}
+}

@@ -9,12 +9,11 @@ import (
 
 // EachCrawl hands every recorded crawl, with its stored body's size (nil:
 // none), to f, in the order they were recorded: the crawl report's input.
-// A crawl's exit code is its summary's when it has one (a duplicate is
-// found when the crawl is summarized, after its log row says complete),
-// as OutcomeCounts counts them.
+// A crawl that fetched content is handed on as a duplicate when its
+// summary says so (crawl.ReportedExit).
 func (d *DB) EachCrawl(ctx context.Context, f func(crawl.CrawlLog, *int64) error) error {
 	rows, err := d.db.QueryContext(ctx, `SELECT u.url, l.crawl_uuid, l.crawl_type, l.time_started_unix_utc, l.time_taken_ms,
-		coalesce((SELECT s.exit_code FROM crawl_summary s WHERE s.crawl_uuid = l.crawl_uuid), l.exit_code),
+		l.exit_code, (SELECT s.exit_code FROM crawl_summary s WHERE s.crawl_uuid = l.crawl_uuid),
 		(SELECT file_size FROM file WHERE file.crawl_log_id = l.crawl_log_id LIMIT 1)
 		FROM crawl_log l JOIN url u ON u.url_id = l.url_id ORDER BY l.crawl_log_id`)
 	if err != nil {
@@ -24,9 +23,11 @@ func (d *DB) EachCrawl(ctx context.Context, f func(crawl.CrawlLog, *int64) error
 	for rows.Next() {
 		var l crawl.CrawlLog
 		var size *int64
-		if err := rows.Scan(&l.URL, &l.CrawlUUID, &l.CrawlType, &l.TimeStarted, &l.TimeTakenMS, &l.ExitCode, &size); err != nil {
+		var summarized *crawl.ExitCode
+		if err := rows.Scan(&l.URL, &l.CrawlUUID, &l.CrawlType, &l.TimeStarted, &l.TimeTakenMS, &l.ExitCode, &summarized, &size); err != nil {
 			return fmt.Errorf("read the crawl log: %w", err)
 		}
+		l.ExitCode = crawl.ReportedExit(l.ExitCode, summarized != nil && *summarized == crawl.ExitDuplicate)
 		if err := f(l, size); err != nil {
 			return err
 		}

@@ -114,10 +114,9 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	}
 	const content = "{title description text big_headlines small_headlines code_text quote_text} : "
 	matches := `(f.` + pile + ` IN (SELECT ` + pile + ` FROM full_text_entity_index WHERE full_text_entity_index MATCH ?))`
-	var inTitle, near, all, written []string
+	var inTitle, near, all []string
 	var args []any
 	for _, w := range words {
-		written = append(written, strings.Trim(w[0], `"`))
 		inTitle = append(inTitle, matches)
 		args = append(args, "{title} : "+w.titleMatch())
 		all = append(all, w...)
@@ -131,7 +130,7 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 		near = append(near, "0")
 	}
 	args = append(args, crawl.SearchProximityBonus, float64(max(1, len(words)-1)), crawl.ListingCodeShare, crawl.SearchListingPenalty,
-		crawl.ChangelogPenalty(written), content+"("+strings.Join(all, " OR ")+")", limit)
+		crawl.ChangelogPenalty(query), content+"("+strings.Join(all, " OR ")+")", limit)
 	// bm25 weights in column order: text_pile_id, any, title, description,
 	// text, secondary_text, big_headlines, small_headlines, code_text, quote_text.
 	// The plan is fixed: the full-text match is the outer loop (CROSS

@@ -233,7 +233,7 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 		if err := s.place(ctx, &u, open, ng); err != nil {
 			return u, err
 		}
-	case code == crawl.ExitHTTPClientError && u.OpenID != 0 && u.HTTP != nil && gone(u.HTTP.StatusCode):
+	case code == crawl.ExitHTTPClientError && u.OpenID != 0 && u.HTTP != nil && crawl.Gone(u.HTTP.StatusCode):
 		// The page is gone: its content leaves search, as a redirect's
 		// would. A URL that never had a generation opens none.
 		ng := &crawl.NewGeneration{
@@ -253,9 +253,6 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 // failed crawl (a timeout, a 5xx, a 403) changes no generation: the
 // page may be back at the next crawl.
 const goneContentKey = "gone"
-
-// gone reports whether an HTTP status says the page is no longer there.
-func gone(status int) bool { return status == 404 || status == 410 }
 
 // place decides what a crawl that saw the content of ng does: the open
 // generation's content moves its last_seen on; other content opens ng

@@ -109,6 +109,26 @@ func status(t *testing.T, open Opener) {
 		t.Errorf("Status(unknown) = %v, want ErrNotFound", err)
 	}
 
+	// A duplicate that is not its URL's first generation: its crawl's
+	// summary says duplicate (on DynamoDB, its crawl summary item).
+	const dupLater = "http://example.com/dup-later"
+	record(t, s, statusCrawl(dupLater, "s7", 105, crawl.ExitComplete, 200, nil))
+	apply(t, s, SummaryUpdate(dupLater, "s7", 105, crawl.GenerationReplace, 0, TextGen(dupLater, 105, TextPile("its own words"), "Own")))
+	if fresh, err := s.RecordCrawl(t.Context(), statusCrawl(dupLater, "s8", 115, crawl.ExitComplete, 200, nil), nil); err != nil || !fresh {
+		t.Fatalf("record crawl s8: %v, %v", fresh, err)
+	}
+	su = SummaryUpdate(dupLater, "s8", 115, crawl.GenerationReplace, openGen(t, s, dupLater).Generation.ID, DupGen(dupLater, 115, p, "Dup later", orig))
+	su.Crawl.ExitCode = crawl.ExitDuplicate
+	apply(t, s, su)
+	// Crawled again, the same copy: it extends the generation, and its
+	// summary says duplicate too.
+	if fresh, err := s.RecordCrawl(t.Context(), statusCrawl(dupLater, "s9", 125, crawl.ExitComplete, 200, nil), nil); err != nil || !fresh {
+		t.Fatalf("record crawl s9: %v, %v", fresh, err)
+	}
+	su = SummaryUpdate(dupLater, "s9", 125, crawl.GenerationExtend, openGen(t, s, dupLater).Generation.ID, nil)
+	su.Crawl.ExitCode = crawl.ExitDuplicate
+	apply(t, s, su)
+
 	t.Run("crawl report", func(t *testing.T) {
 		r, err := report.Collect(t.Context(), s, time.Unix(1000, 0))
 		if err != nil {
@@ -118,10 +138,11 @@ func status(t *testing.T, open Opener) {
 		for _, o := range r.Outcomes {
 			outcomes[o.Label] = o.N
 		}
-		// The duplicate's crawl log says complete; its summary, duplicate.
-		wantOutcomes := map[string]int{cn: 1, crawl.ExitDuplicate.String(): 1, tn: 1, rn: 1, pn: 1}
-		if r.Crawls != 5 || !reflect.DeepEqual(outcomes, wantOutcomes) || r.Bytes != 200 || r.Duplicates != 1 {
-			t.Errorf("report: %d crawls %v, %d bytes, %d duplicates; want 5 %v, 200, 1", r.Crawls, outcomes, r.Bytes, r.Duplicates, wantOutcomes)
+		// The duplicates' crawl log says complete; their summaries,
+		// duplicate.
+		wantOutcomes := map[string]int{cn: 2, crawl.ExitDuplicate.String(): 3, tn: 1, rn: 1, pn: 1}
+		if r.Crawls != 8 || !reflect.DeepEqual(outcomes, wantOutcomes) || r.Bytes != 500 || r.Duplicates != 2 {
+			t.Errorf("report: %d crawls %v, %d bytes, %d duplicates; want 8 %v, 500, 2", r.Crawls, outcomes, r.Bytes, r.Duplicates, wantOutcomes)
 		}
 		hops := 0
 		for _, h := range r.Hops {
@@ -130,15 +151,15 @@ func status(t *testing.T, open Opener) {
 		if hops != r.URLs || r.Hops[1].N < 2 || r.URLs < 3 {
 			t.Errorf("report: %d URLs, hops %v; want the URLs in the hops bars, two of them one hop away", r.URLs, r.Hops)
 		}
-		if len(r.Hosts) != 1 || r.Hosts[0] != (crawl.ReportCount{Label: "example.com", N: 5}) || len(r.Slowest) != 4 || r.Sizes[0].N != 2 {
-			t.Errorf("report: hosts %v, %d slowest (want the 4 requested), sizes %v", r.Hosts, len(r.Slowest), r.Sizes)
+		if len(r.Hosts) != 1 || r.Hosts[0] != (crawl.ReportCount{Label: "example.com", N: 8}) || len(r.Slowest) != 7 || r.Sizes[0].N != 5 {
+			t.Errorf("report: hosts %v, %d slowest (want the 7 requested), sizes %v", r.Hosts, len(r.Slowest), r.Sizes)
 		}
 		over := 0
 		for _, o := range r.Over {
 			over += o.N
 		}
-		if len(r.Over) != 41 || r.Step != time.Second || over != 5 || r.Over[0].N != 1 || !r.First.Equal(time.Unix(100, 0)) {
-			t.Errorf("report: over time %v by %v from %v; want 41 bars of a second from 100 to 140, 5 crawls in all", r.Over, r.Step, r.First)
+		if len(r.Over) != 41 || r.Step != time.Second || over != 8 || r.Over[0].N != 1 || !r.First.Equal(time.Unix(100, 0)) {
+			t.Errorf("report: over time %v by %v from %v; want 41 bars of a second from 100 to 140, 8 crawls in all", r.Over, r.Step, r.First)
 		}
 	})
 
@@ -290,6 +311,7 @@ func search(t *testing.T, open Opener) {
 		{"a source listing ranks below prose", "frobnicate gizmo", 10, []string{frobProse, listing}},
 		{"a changelog ranks below a page of its words", "polish lantern", 10, []string{lantern, changes}},
 		{"a changelog is not demoted when the query asks for changes", "lantern polish changes", 10, []string{changes, lantern}},
+		{"a word asking for changes is found between punctuation", "lantern polish changes/fixes", 10, []string{changes, lantern}},
 		{"a generation without content ends the page's search", "beacon", 10, []string{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
