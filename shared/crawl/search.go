@@ -96,11 +96,13 @@ func ChangelogPenalty(query string) float64 {
 }
 
 // changelogTitle matches the titles documentation tools give their
-// changelogs and release notes (Sphinx's "Changelog" and "Changes",
-// Django's "Django 3.2 release notes", Python's "What’s New In Python
-// 3.11", SQLAlchemy's "1.4 Changelog"), in English only: a title
-// such as "Tracking Session Changes with Events" is not one.
-var changelogTitle = regexp.MustCompile(`(?i)\b(changelog|change log|release notes|what['’]s new)\b|^changes\b`)
+// changelogs and release notes (Sphinx's "Changelog", Flask's "Changes
+// — Flask Documentation", Django's "Django 3.2 release notes",
+// Python's "What’s New In Python 3.11", SQLAlchemy's "1.4 Changelog"),
+// in English only. "Changes" counts only as the whole title before the
+// site's name: "Changes to the API" and "Tracking Session Changes with
+// Events" are not changelogs.
+var changelogTitle = regexp.MustCompile(`(?i)\b(changelog|change log|release notes|what['’]s new)\b|^changes\s*($|[—–|:(-])`)
 
 // ChangelogTitle reports whether a page titled title is a changelog or
 // release notes (changelogTitle).

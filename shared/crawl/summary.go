@@ -45,8 +45,8 @@ func OpensGeneration(code ExitCode) bool { return code.Contentful() || code == E
 // Gone reports whether an HTTP status says a page is no longer there
 // (404, 410): the summarize stage then closes its open generation and
 // opens one without content, and the fetch stage asks for the page
-// whole next time (no validators), so that a 304 cannot confirm the
-// content it had before it went.
+// whole next time (no validators, as after a redirect), so that a 304
+// cannot confirm the content it had before it went.
 func Gone(status int) bool { return status == 404 || status == 410 }
 
 // DuplicateSummary flags a generation as an exact duplicate of another.

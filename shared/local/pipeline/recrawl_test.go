@@ -90,30 +90,95 @@ func TestAdaptiveRecrawl(t *testing.T) {
 	}
 }
 
-// TestGonePageComesBack: a page that answers 404 leaves search at that
-// recrawl, and when it is put back as it was, the next recrawl asks for
-// it without validators (a 304 to the old ETag would confirm content no
-// longer open) and it is found again.
+// TestGonePageComesBack: a page that answers 404 or 410, or redirects,
+// leaves search at that recrawl, and when it is put back as it was, the
+// next recrawl asks for it without validators (a 304 to the old ETag
+// would confirm content no longer open) and it is found again.
 func TestGonePageComesBack(t *testing.T) {
-	var gone atomic.Bool
-	var conditional atomic.Int64 // requests for the page with If-None-Match while it is back
+	for _, away := range []int{http.StatusNotFound, http.StatusGone, http.StatusMovedPermanently} {
+		t.Run(http.StatusText(away), func(t *testing.T) {
+			var gone atomic.Bool
+			var conditional atomic.Int64 // requests for the page with If-None-Match while it is back
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				switch r.URL.Path {
+				case "/":
+					fmt.Fprint(w, `<a href="/beacon">b</a>`)
+				case "/beacon":
+					switch {
+					case gone.Load() && away == http.StatusMovedPermanently:
+						http.Redirect(w, r, "/elsewhere", away)
+					case gone.Load():
+						w.WriteHeader(away)
+					case r.Header.Get("If-None-Match") == `"b1"`:
+						conditional.Add(1)
+						w.WriteHeader(http.StatusNotModified)
+					default:
+						w.Header().Set("ETag", `"b1"`)
+						fmt.Fprint(w, "<title>Beacon</title><p>the vanished beacon of the harbour</p>")
+					}
+				case "/elsewhere":
+					fmt.Fprint(w, "<title>Elsewhere</title><p>nothing of note</p>")
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer srv.Close()
+			dir := t.TempDir()
+			cfg := testConfig(srv.URL + "/")
+			cfg.Fetch.RecrawlPeriod = time.Hour
+			found := func() bool {
+				t.Helper()
+				dd, err := OpenDataDir(context.Background(), dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer dd.Close()
+				hits, err := dd.DB.Search(context.Background(), "beacon", 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return len(hits) == 1 && hits[0].URL == srv.URL+"/beacon"
+			}
+			crawlSite(t, dir, cfg)
+			if !found() {
+				t.Fatal("the page is not in search after the first crawl")
+			}
+			cfg.Seeds, cfg.Recrawl = nil, true
+			gone.Store(true)
+			crawlSite(t, dir, cfg)
+			if found() {
+				t.Errorf("the page answered %d and is still in search", away)
+			}
+			gone.Store(false)
+			crawlSite(t, dir, cfg)
+			if !found() {
+				t.Errorf("the page is back and not in search (conditional requests after the %d: %d)", away, conditional.Load())
+			}
+			if n := conditional.Load(); n != 0 {
+				t.Errorf("%d conditional requests for the page after its %d, want 0", n, away)
+			}
+		})
+	}
+}
+
+// TestDuplicatesRecrawledCountUnchanged: a copy found at the first crawl
+// counts as a duplicate in that run's summary; recrawled and answered
+// 304, it counts as unchanged, in the run's summary as in the report.
+func TestDuplicatesRecrawledCountUnchanged(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
+		etag := `"` + r.URL.Path + `"`
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("ETag", etag)
 		switch r.URL.Path {
 		case "/":
-			fmt.Fprint(w, `<a href="/beacon">b</a>`)
-		case "/beacon":
-			if gone.Load() {
-				http.NotFound(w, r)
-				return
-			}
-			if r.Header.Get("If-None-Match") == `"b1"` {
-				conditional.Add(1)
-				w.WriteHeader(http.StatusNotModified)
-				return
-			}
-			w.Header().Set("ETag", `"b1"`)
-			fmt.Fprint(w, "<title>Beacon</title><p>the vanished beacon of the harbour</p>")
+			fmt.Fprint(w, `<a href="/a">a</a> <a href="/b">b</a>`)
+		case "/a", "/b":
+			fmt.Fprint(w, "<title>Copy</title><p>the same words on two pages, word for word</p>")
 		default:
 			http.NotFound(w, r)
 		}
@@ -122,35 +187,25 @@ func TestGonePageComesBack(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(srv.URL + "/")
 	cfg.Fetch.RecrawlPeriod = time.Hour
-	found := func() bool {
-		t.Helper()
-		dd, err := OpenDataDir(context.Background(), dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer dd.Close()
-		hits, err := dd.DB.Search(context.Background(), "beacon", 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(hits) == 1 && hits[0].URL == srv.URL+"/beacon"
-	}
-	crawlSite(t, dir, cfg)
-	if !found() {
-		t.Fatal("the page is not in search after the first crawl")
+	first := crawlSite(t, dir, cfg)
+	if first.Outcomes[crawl.ExitDuplicate] != 1 || first.Outcomes[crawl.ExitComplete] != 2 {
+		t.Errorf("first run's outcomes %v, want 2 complete, 1 duplicate", first.Outcomes)
 	}
 	cfg.Seeds, cfg.Recrawl = nil, true
-	gone.Store(true)
-	crawlSite(t, dir, cfg)
-	if found() {
-		t.Error("the page answered 404 and is still in search")
+	again := crawlSite(t, dir, cfg)
+	if again.Outcomes[crawl.ExitUnchanged] != 3 || again.Outcomes[crawl.ExitDuplicate] != 0 {
+		t.Errorf("recrawl's outcomes %v, want 3 unchanged", again.Outcomes)
 	}
-	gone.Store(false)
-	crawlSite(t, dir, cfg)
-	if !found() {
-		t.Errorf("the page is back and not in search (conditional requests after the 404: %d)", conditional.Load())
+	dd, err := OpenDataDir(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := conditional.Load(); n != 0 {
-		t.Errorf("%d conditional requests for the page after its 404, want 0", n)
+	defer dd.Close()
+	all, err := dd.DB.OutcomeCounts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all[crawl.ExitDuplicate] != 1 || all[crawl.ExitUnchanged] != 3 || all[crawl.ExitComplete] != 2 {
+		t.Errorf("all runs' outcomes %v, want 2 complete, 1 duplicate, 3 unchanged", all)
 	}
 }

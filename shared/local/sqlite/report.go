@@ -168,8 +168,9 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 }
 
 // OutcomeCounts returns, for the crawls logged by the given agents (all
-// agents when none), how many ended in each exit code, with duplicates
-// found by the summarizer counted as such.
+// agents when none), how many ended in each exit code, with the
+// duplicates the summarizer found counted as such, as the crawl report
+// counts them (crawl.ReportedExit: a 304 of a copy is unchanged).
 func (d *DB) OutcomeCounts(ctx context.Context, agentUUIDs ...string) (map[crawl.ExitCode]int, error) {
 	where, args := "", []any{}
 	if len(agentUUIDs) > 0 {
@@ -178,8 +179,8 @@ func (d *DB) OutcomeCounts(ctx context.Context, agentUUIDs ...string) (map[crawl
 			args = append(args, a)
 		}
 	}
-	rows, err := d.db.QueryContext(ctx, `SELECT coalesce(s.exit_code, l.exit_code), count(*) FROM crawl_log l
-		LEFT JOIN crawl_summary s ON s.crawl_uuid=l.crawl_uuid`+where+` GROUP BY 1`, args...)
+	rows, err := d.db.QueryContext(ctx, `SELECT l.exit_code, s.exit_code=?, count(*) FROM crawl_log l
+		LEFT JOIN crawl_summary s ON s.crawl_uuid=l.crawl_uuid`+where+` GROUP BY 1, 2`, append([]any{crawl.ExitDuplicate}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("count outcomes: %w", err)
 	}
@@ -187,11 +188,12 @@ func (d *DB) OutcomeCounts(ctx context.Context, agentUUIDs ...string) (map[crawl
 	out := map[crawl.ExitCode]int{}
 	for rows.Next() {
 		var c crawl.ExitCode
+		var dup sql.NullBool
 		var n int
-		if err := rows.Scan(&c, &n); err != nil {
+		if err := rows.Scan(&c, &dup, &n); err != nil {
 			return nil, err
 		}
-		out[c] = n
+		out[crawl.ReportedExit(c, dup.Bool)] += n
 	}
 	return out, rows.Err()
 }

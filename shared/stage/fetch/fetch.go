@@ -257,10 +257,12 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome, t crawl.FetchTask) 
 			c.LastContentfulModified = cr.Requests[n-1].ServerLastModified
 		}
 	}
-	if n := len(cr.Requests); n > 0 && cr.Requests[n-1].HTTPStatusCode != nil && crawl.Gone(*cr.Requests[n-1].HTTPStatusCode) {
-		// The page is gone (its generation closes): the next crawl asks
-		// for it whole, so that a page put back as it was comes back
-		// with a 200, not a 304 that confirms content no longer open.
+	if n := len(cr.Requests); code == crawl.ExitRedirect ||
+		n > 0 && cr.Requests[n-1].HTTPStatusCode != nil && crawl.Gone(*cr.Requests[n-1].HTTPStatusCode) {
+		// The page redirects or is gone (its content's generation
+		// closes): the next crawl asks for it whole, so that a page put
+		// back as it was comes back with a 200, not a 304 that confirms
+		// content no longer open.
 		c.LastContentfulETag, c.LastContentfulModified = nil, nil
 	}
 	if crawl.ObservedAtFetch(code) {
