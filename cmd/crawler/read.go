@@ -168,7 +168,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := fs.String("out", "crawl-report.html", "write the report to this `file` (- for stdout)")
 	stackName := stackFlag(fs, "report on the crawl of this deployed stack instead of a data directory (it scans the tables: docs/aws.md)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: crawler report [flags]\n\nWrites one self-contained HTML page of charts of what the crawl did: crawls over time,\noutcomes, hops, body sizes, hosts, duplicates and the slowest pages. Open it in a browser.")
+		fmt.Fprintln(stderr, "usage: crawler report [flags]\n\nWrites one self-contained HTML page of what the crawl did: charts of crawls over time,\noutcomes, hops, body sizes and hosts; the count of duplicate pages; the slowest pages.\nOpen it in a browser.")
 		printFlags(fs, stderr)
 	}
 	pos, err := parseInterspersed(fs, args)

@@ -1,7 +1,7 @@
 // Package report makes the crawl report: one self-contained HTML page
 // (`crawler report`, both homes) with charts of what a crawl did: crawls
-// over time, outcomes, hops, body sizes, hosts, duplicates and the
-// slowest pages. The charts are SVG drawn here, so the page needs no
+// over time, outcomes, hops, body sizes and hosts; the count of
+// duplicate pages and the slowest pages. The charts are SVG drawn here, so the page needs no
 // script, font or style sheet from anywhere.
 package report
 
