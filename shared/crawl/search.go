@@ -49,7 +49,7 @@ const (
 // ("send email with an attachment": the mail module's source above the
 // email guide). Sphinx leaves them out of its own search index; here
 // they still match, below the prose. Chosen with make eval over five
-// trees (BENCHMARKS.md, "Source listings"): 1 to 100 gave the same
+// trees (BENCHMARKS.md, "Source listings and changelogs"): 1 to 100 gave the same
 // figures but for a place or two in MRR; 4 moves a listing below the
 // prose pages of about the same score, not below every hit.
 const SearchListingPenalty = 4.0
