@@ -54,15 +54,15 @@ const (
 // prose pages of about the same score, not below every hit.
 const SearchListingPenalty = 4.0
 
-// ListingCodeShare is the share of a page's text and code, in bytes,
+// listingCodeShare is the share of a page's text and code, in bytes,
 // that is code when the page is a source listing (SourceListing).
-const ListingCodeShare = 0.9
+const listingCodeShare = 0.9
 
 // SourceListing reports whether a page whose main text is textBytes
 // long and whose code is codeBytes long is a source listing: code is at
-// least ListingCodeShare of the two.
+// least listingCodeShare of the two.
 func SourceListing(textBytes, codeBytes int) bool {
-	return codeBytes > 0 && float64(codeBytes) >= ListingCodeShare*float64(textBytes+codeBytes)
+	return codeBytes > 0 && float64(codeBytes) >= listingCodeShare*float64(textBytes+codeBytes)
 }
 
 // SearchChangelogPenalty is what a changelog or a page of release notes

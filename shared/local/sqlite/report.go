@@ -91,9 +91,9 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 // searchquery.go): a plural word also matches its singular, and pages
 // where neighbouring words of the query stand close together gain a
 // proximity bonus, from a subquery per pair of words. A source listing
-// (crawl.SourceListing) is told by its columns' lengths in bytes, which
-// octet_length reads from the row's header without the text; a
-// changelog by its title (changelogFunc).
+// is told by its columns' lengths in bytes (listingFunc; octet_length
+// reads them from the row's header without the text), a changelog by
+// its title (changelogFunc).
 func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.SearchHit, error) {
 	words := queryWords(query)
 	if len(words) == 0 {
@@ -129,7 +129,7 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 	if len(near) == 0 {
 		near = append(near, "0")
 	}
-	args = append(args, crawl.SearchProximityBonus, float64(max(1, len(words)-1)), crawl.ListingCodeShare, crawl.SearchListingPenalty,
+	args = append(args, crawl.SearchProximityBonus, float64(max(1, len(words)-1)), crawl.SearchListingPenalty,
 		crawl.ChangelogPenalty(query), content+"("+strings.Join(all, " OR ")+")", limit)
 	// bm25 weights in column order: text_pile_id, any, title, description,
 	// text, secondary_text, big_headlines, small_headlines, code_text, quote_text.
@@ -142,8 +142,7 @@ func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.Searc
 		snippet(full_text_entity_index, 4, '[', ']', '…', 16),
 		-bm25(full_text_entity_index, 0, 0, 10, 4, 1, 0.5, 5, 3, 1, 1) + (`+strings.Join(inTitle, " + ")+`) * ? / ?
 		+ (`+strings.Join(near, " + ")+`) * ? / ?
-		- (coalesce(octet_length(p.code_text), 0) > 0
-			AND coalesce(octet_length(p.code_text), 0) >= ? * (coalesce(octet_length(p.text), 0) + coalesce(octet_length(p.code_text), 0))) * ?
+		- `+listingFunc+`(octet_length(p.text), octet_length(p.code_text)) * ?
 		- `+changelogFunc+`(coalesce(dd.title, '')) * ? AS score
 		FROM full_text_entity_index f
 		CROSS JOIN entity_generation g ON g.text_pile_id=f.`+pile+` AND g.confirmed_end_unix_utc IS NULL AND +g.marked_duplicate=0
