@@ -225,7 +225,7 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 		}
 	case code == crawl.ExitRedirect && cr.Redirect != nil:
 		ng := &crawl.NewGeneration{
-			Generation: crawl.EntityGeneration{UUID: crawl.GenerationUUID(l.CrawlUUID), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
+			Generation: generationOf(l),
 			ContentKey: "redirect:" + cr.Redirect.ToURL,
 			Redirect: &crawl.RedirectSummary{ToURL: cr.Redirect.ToURL, InformationSource: cr.Redirect.InformationSource,
 				BySecurityPolicy: cr.Redirect.BySecurityPolicy},
@@ -237,7 +237,7 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 		// The page is gone: its content leaves search, as a redirect's
 		// would. A URL that never had a generation opens none.
 		ng := &crawl.NewGeneration{
-			Generation: crawl.EntityGeneration{UUID: crawl.GenerationUUID(l.CrawlUUID), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
+			Generation: generationOf(l),
 			ContentKey: goneContentKey,
 		}
 		if err := s.place(ctx, &u, open, ng); err != nil {
@@ -245,6 +245,13 @@ func (s *Summarizer) plan(ctx context.Context, cr crawl.Crawl, doc *crawl.Docume
 		}
 	}
 	return u, nil
+}
+
+// generationOf is the generation a crawl opens, before its content:
+// named after the crawl (crawl.GenerationUUID, so that a redelivery
+// plans the same one), first and last seen when the crawl started.
+func generationOf(l crawl.CrawlLog) crawl.EntityGeneration {
+	return crawl.EntityGeneration{UUID: crawl.GenerationUUID(l.CrawlUUID), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted}
 }
 
 // goneContentKey identifies the content of a gone page: a 404 or a 410
@@ -342,7 +349,7 @@ func (s *Summarizer) fileGeneration(cr crawl.Crawl, doc *crawl.Document, simhash
 	l, f := cr.Log, cr.File
 	mt := f.MIMEType
 	ng := &crawl.NewGeneration{
-		Generation: crawl.EntityGeneration{UUID: crawl.GenerationUUID(l.CrawlUUID), URL: l.URL, FirstSeen: l.TimeStarted, LastSeen: l.TimeStarted},
+		Generation: generationOf(l),
 		ContentKey: "body:" + f.ContentID(),
 		BodyKey:    f.BodyKey,
 		File:       &crawl.FileSummary{FileSize: f.FileSize, MIMEType: &mt, CanonicalURL: canonicalOf(f, doc)},
