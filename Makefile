@@ -171,7 +171,8 @@ bench-hosts:
 ## bench/eval/sphinx-queries.tsv (sphinx-doc), pg-queries.tsv
 ## (postgresql-doc-15), flask-queries.tsv (python-flask-doc),
 ## django-queries.tsv (python-django-doc), sqlalchemy-queries.tsv
-## (python-sqlalchemy-doc) and git-queries.tsv (git-doc), through
+## (python-sqlalchemy-doc), git-queries.tsv (git-doc) and jdk-queries.tsv
+## (openjdk-17-doc, the Java API's javadoc, 10,140 pages), through
 ## crawler search: P@1, P@3, MRR and the headline fill rate (bench/eval;
 ## crawls each tree into .local-bench/eval-data[-sphinx|-pg|...] once:
 ## remove them after a change to extraction). EVAL_FLAGS=-v prints each
@@ -181,7 +182,8 @@ bench-hosts:
 EVAL_TREES := python3.11-doc,DOC_ROOT,,queries sphinx-doc,SPHINX_DOC_ROOT,-sphinx,sphinx-queries \
 	postgresql-doc-15,PG_DOC_ROOT,-pg,pg-queries python-flask-doc,FLASK_DOC_ROOT,-flask,flask-queries \
 	python-django-doc,DJANGO_DOC_ROOT,-django,django-queries \
-	python-sqlalchemy-doc,SQLALCHEMY_DOC_ROOT,-sqlalchemy,sqlalchemy-queries git-doc,GIT_DOC_ROOT,-git,git-queries
+	python-sqlalchemy-doc,SQLALCHEMY_DOC_ROOT,-sqlalchemy,sqlalchemy-queries git-doc,GIT_DOC_ROOT,-git,git-queries \
+	openjdk-17-doc,JDK_DOC_ROOT,-jdk,jdk-queries
 .PHONY: eval
 eval: bench-build
 	@vars=$$(bench/inputs.sh) && eval "$$vars" && $(GO) build -o bin/bench-eval ./bench/eval && \

@@ -14,8 +14,11 @@
 #                   fourth tree
 #   python-django-doc, python-sqlalchemy-doc, git-doc  Django's (692 HTML
 #                   pages), SQLAlchemy's (220) and Git's (the manual pages,
-#                   215 reachable): make eval's fifth to seventh trees, with
+#                   218 reachable): make eval's fifth to seventh trees, with
 #                   queries written by someone who had not seen the ranking
+#   openjdk-17-doc  the Java SE 17 API documentation (javadoc, 10,140 HTML
+#                   pages, 256 MB, pages up to 6 MB with thousands of links):
+#                   make eval's eighth tree, and a large tree for the crawl
 #   wget2           the reference crawler, with libwget0 and whichever of
 #                   their declared libraries the machine lacks
 #
@@ -27,7 +30,7 @@
 #
 # Prints the paths as shell assignments (DOC_ROOT=..., SPHINX_DOC_ROOT=...,
 # PG_DOC_ROOT=..., FLASK_DOC_ROOT=..., DJANGO_DOC_ROOT=...,
-# SQLALCHEMY_DOC_ROOT=..., GIT_DOC_ROOT=..., WGET2=...,
+# SQLALCHEMY_DOC_ROOT=..., GIT_DOC_ROOT=..., JDK_DOC_ROOT=..., WGET2=...,
 # WGET2_LD_LIBRARY_PATH=...) for bench/run.sh to eval.
 set -euo pipefail
 
@@ -42,6 +45,7 @@ flaskdoc=$root/usr/share/doc/python-flask-doc/html
 djangodoc=$root/usr/share/doc/python-django-doc/html
 sqlalchemydoc=$root/usr/share/doc/python-sqlalchemy-doc/html
 gitdoc=$root/usr/share/doc/git-doc
+jdkdoc=$root/usr/share/doc/openjdk-17-jre-headless/api
 wget2=$root/usr/bin/wget2
 libpath=$root/usr/lib:$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu
 
@@ -50,7 +54,7 @@ say() { echo "bench/inputs: $*" >&2; }
 ready() {
 	[ -f "$doc/index.html" ] && [ -f "$sphinxdoc/index.html" ] && [ -f "$pgdoc/index.html" ] &&
 		[ -f "$flaskdoc/index.html" ] && [ -f "$djangodoc/index.html" ] && [ -f "$sqlalchemydoc/index.html" ] &&
-		[ -f "$gitdoc/index.html" ] && [ -x "$wget2" ] &&
+		[ -f "$gitdoc/index.html" ] && [ -f "$jdkdoc/index.html" ] && [ -x "$wget2" ] &&
 		LD_LIBRARY_PATH=$libpath "$wget2" --version >/dev/null 2>&1
 }
 
@@ -58,7 +62,7 @@ if ! ready; then
 	command -v apt-get >/dev/null || { say "needs apt-get (Debian or Ubuntu)"; exit 1; }
 	mkdir -p "$debs" "$root"
 	pkgs=(python3.11-doc sphinx-doc postgresql-doc-15 python-flask-doc python-django-doc python-sqlalchemy-doc git-doc
-		libjs-jquery libjs-underscore wget2 libwget0)
+		openjdk-17-doc libjs-jquery libjs-underscore wget2 libwget0)
 	# wget2's and libwget0's declared libraries, where the machine lacks them.
 	for p in libgpgme11 libassuan0 libgpg-error0 libpcre2-8-0 libgnutls30 libpsl5 libidn2-0 \
 		libnghttp2-14 libbrotli1 zlib1g liblzma5 libbz2-1.0; do
@@ -101,6 +105,7 @@ echo "FLASK_DOC_ROOT=$flaskdoc"
 echo "DJANGO_DOC_ROOT=$djangodoc"
 echo "SQLALCHEMY_DOC_ROOT=$sqlalchemydoc"
 echo "GIT_DOC_ROOT=$gitdoc"
+echo "JDK_DOC_ROOT=$jdkdoc"
 echo "WGET2=$wget2"
 echo "WGET2_LD_LIBRARY_PATH=$libpath"
 echo "DOC_VERSION=$(basename "$(ls "$debs"/python3.11-doc_*.deb)" .deb | sed 's/^python3.11-doc_//; s/_all$//')"
