@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
 // idCache keeps the ids of URLs and tokens the writer has looked up or
@@ -12,7 +14,11 @@ import (
 // page's rows. Only the writer goroutine uses it, and it drops it all
 // when a transaction is rolled back (the ids it added name no row).
 type idCache struct {
-	urls, tokens map[string]int64
+	// urls and tokens are keyed by crawl.MemKey, not by the string: on
+	// a large crawl they are most of the live heap, which the garbage
+	// collector then never scans.
+	keys         crawl.MemKeys
+	urls, tokens map[crawl.MemKey]int64
 	// mimetypes and agents: a handful each, named by every crawl. A
 	// mimetype's row was written again on every lookup (an upsert), a
 	// dirty page in every commit.
@@ -23,12 +29,13 @@ type idCache struct {
 	tokensLoaded, tokensTried bool
 }
 
-// maxCachedIDs bounds each map (about 100 bytes an entry): past it the
+// maxCachedIDs bounds each map (about 40 bytes an entry): past it the
 // map starts over, which costs lookups, never correctness.
 const maxCachedIDs = 200_000
 
 func newIDCache() idCache {
-	return idCache{urls: map[string]int64{}, tokens: map[string]int64{}, mimetypes: map[string]int64{}, agents: map[string]int64{}}
+	return idCache{keys: crawl.NewMemKeys(), urls: map[crawl.MemKey]int64{}, tokens: map[crawl.MemKey]int64{},
+		mimetypes: map[string]int64{}, agents: map[string]int64{}}
 }
 
 func (c *idCache) reset() {
@@ -40,7 +47,7 @@ func (c *idCache) reset() {
 }
 
 // put adds an id, and says whether the map had to start over.
-func put(m map[string]int64, k string, id int64) (cleared bool) {
+func put[K comparable](m map[K]int64, k K, id int64) (cleared bool) {
 	if len(m) >= maxCachedIDs {
 		clear(m)
 		cleared = true
@@ -61,7 +68,8 @@ func (w *wtx) newURLID(ctx context.Context, u string) (int64, error) {
 }
 
 func (w *wtx) cachedURLID(ctx context.Context, u string, likelyNew bool) (int64, error) {
-	id, err := w.cachedID(ctx, w.d.ids.urls, u, `SELECT url_id FROM url WHERE url=?`,
+	c := &w.d.ids
+	id, err := cachedID(ctx, w, c.urls, c.keys.Of(u), u, `SELECT url_id FROM url WHERE url=?`,
 		`INSERT INTO url(url) VALUES(?) ON CONFLICT(url) DO NOTHING RETURNING url_id`, likelyNew)
 	if err != nil {
 		return 0, fmt.Errorf("url id of %s: %w", u, err)
@@ -72,7 +80,7 @@ func (w *wtx) cachedURLID(ctx context.Context, u string, likelyNew bool) (int64,
 // mimetypeID returns the id of m in the mimetype table, adding it if
 // needed.
 func (w *wtx) mimetypeID(ctx context.Context, m string) (int64, error) {
-	id, err := w.cachedID(ctx, w.d.ids.mimetypes, m, `SELECT mimetype_id FROM mimetype WHERE mimetype=?`,
+	id, err := cachedID(ctx, w, w.d.ids.mimetypes, m, m, `SELECT mimetype_id FROM mimetype WHERE mimetype=?`,
 		`INSERT INTO mimetype(mimetype) VALUES(?) ON CONFLICT(mimetype) DO NOTHING RETURNING mimetype_id`, false)
 	if err != nil {
 		return 0, fmt.Errorf("mimetype id of %s: %w", m, err)
@@ -81,14 +89,15 @@ func (w *wtx) mimetypeID(ctx context.Context, m string) (int64, error) {
 }
 
 // cachedID returns the id of key in a table of unique keys, from cache
-// or else from the table (adding the key if needed), and caches it. get
+// (under k) or else from the table (adding the key if needed), and
+// caches it. get
 // returns the row's id; add inserts the key and returns the new row's id
 // (nothing when the key is there). One index search answers a key
 // looked up where it is most likely found: a key most likely new (a URL
 // first found) is added first, and only looked up if that adds nothing;
 // any other is looked up first.
-func (w *wtx) cachedID(ctx context.Context, cache map[string]int64, key, get, add string, likelyNew bool) (int64, error) {
-	if id, ok := cache[key]; ok {
+func cachedID[K comparable](ctx context.Context, w *wtx, cache map[K]int64, k K, key, get, add string, likelyNew bool) (int64, error) {
+	if id, ok := cache[k]; ok {
 		return id, nil
 	}
 	first, then := get, add
@@ -103,7 +112,7 @@ func (w *wtx) cachedID(ctx context.Context, cache map[string]int64, key, get, ad
 	if err != nil {
 		return 0, err
 	}
-	put(cache, key, id)
+	put(cache, k, id)
 	return id, nil
 }
 
@@ -145,15 +154,17 @@ func (w *wtx) tokenIDs(ctx context.Context, tokens []string) ([]int64, error) {
 	}
 	ids := make([]int64, len(tokens))
 	var missing []int // indexes of tokens not in the cache
+	keys := make([]crawl.MemKey, len(tokens))
 	for i, t := range tokens {
-		if id, ok := c.tokens[t]; ok {
+		keys[i] = c.keys.Of(t)
+		if id, ok := c.tokens[keys[i]]; ok {
 			ids[i] = id
 			continue
 		}
 		if !c.tokensLoaded {
 			err := w.QueryRowContext(ctx, `SELECT token_id FROM token WHERE token_text=?`, t).Scan(&ids[i])
 			if err == nil {
-				put(c.tokens, t, ids[i])
+				put(c.tokens, keys[i], ids[i])
 				continue
 			}
 			if !notFound(err) {
@@ -185,7 +196,7 @@ func (w *wtx) tokenIDs(ctx context.Context, tokens []string) ([]int64, error) {
 				rows.Close()
 				return nil, fmt.Errorf("insert tokens: %w", err)
 			}
-			if put(c.tokens, t, id) {
+			if put(c.tokens, c.keys.Of(t), id) {
 				c.tokensLoaded = false
 			}
 		}
@@ -195,7 +206,7 @@ func (w *wtx) tokenIDs(ctx context.Context, tokens []string) ([]int64, error) {
 		fresh = fresh[k:]
 	}
 	for _, i := range missing {
-		id, ok := c.tokens[tokens[i]]
+		id, ok := c.tokens[keys[i]]
 		if !ok {
 			// The cache started over while adding: read it back.
 			if err := w.QueryRowContext(ctx, `SELECT token_id FROM token WHERE token_text=?`, tokens[i]).Scan(&id); err != nil {
@@ -229,7 +240,7 @@ func (w *wtx) loadTokens(ctx context.Context) error {
 		if err := rows.Scan(&id, &t); err != nil {
 			return fmt.Errorf("load tokens: %w", err)
 		}
-		c.tokens[t] = id
+		c.tokens[c.keys.Of(t)] = id
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("load tokens: %w", err)

@@ -23,8 +23,11 @@ import (
 // one scheduler admits and releases), filters a due URL at release by
 // the run's filters, which are the admissions' too, and tells saw.
 type knownURLs struct {
-	mu   sync.Mutex
-	urls map[string]known
+	mu sync.Mutex
+	// urls is keyed by crawl.MemKey, not by the URL: the garbage
+	// collector never scans a map without pointers (crawl/memkey.go).
+	keys crawl.MemKeys
+	urls map[crawl.MemKey]known
 }
 
 type known struct {
@@ -32,14 +35,17 @@ type known struct {
 	filtered bool
 }
 
-// maxKnownURLs bounds the memory (about 150 bytes a URL): past it the
+// maxKnownURLs bounds the memory (about 40 bytes a URL): past it the
 // map starts over, which costs reads, never correctness.
 const maxKnownURLs = 250_000
 
 func (k *knownURLs) dedupes(url string, hops int, ruledOut bool) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	e, ok := k.urls[url]
+	if k.urls == nil {
+		return false
+	}
+	e, ok := k.urls[k.keys.Of(url)]
 	return ok && hops >= e.hops && (!e.filtered || ruledOut)
 }
 
@@ -47,15 +53,21 @@ func (k *knownURLs) dedupes(url string, hops int, ruledOut bool) bool {
 func (k *knownURLs) has(url string) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	_, ok := k.urls[url]
+	if k.urls == nil {
+		return false
+	}
+	_, ok := k.urls[k.keys.Of(url)]
 	return ok
 }
 
 func (k *knownURLs) saw(c crawl.Candidate) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.urls == nil || len(k.urls) >= maxKnownURLs {
-		k.urls = map[string]known{}
+	if k.urls == nil {
+		k.keys = crawl.NewMemKeys()
 	}
-	k.urls[c.URL] = known{hops: c.Hops, filtered: c.State == crawl.StateFiltered}
+	if k.urls == nil || len(k.urls) >= maxKnownURLs {
+		k.urls = map[crawl.MemKey]known{}
+	}
+	k.urls[k.keys.Of(c.URL)] = known{hops: c.Hops, filtered: c.State == crawl.StateFiltered}
 }
