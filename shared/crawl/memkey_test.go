@@ -27,7 +27,7 @@ func TestMemKeys(t *testing.T) {
 		}
 		seen[key] = s
 		if key[0] == key[1] {
-			t.Errorf("Of(%q): both halves %x: the two hashes are not independent", s, key[0])
+			t.Errorf("Of(%q): both halves %x: the two seeds gave one hash", s, key[0])
 		}
 	}
 	// Another map's keys are its own.

@@ -29,8 +29,9 @@ type idCache struct {
 	tokensLoaded, tokensTried bool
 }
 
-// maxCachedIDs bounds each map (about 40 bytes an entry): past it the
-// map starts over, which costs lookups, never correctness.
+// maxCachedIDs bounds each map (about 35 bytes an entry when full): past
+// it the map starts over, which costs lookups, never correctness (barring
+// two strings sharing a crawl.MemKey, see there).
 const maxCachedIDs = 200_000
 
 func newIDCache() idCache {

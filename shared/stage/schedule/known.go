@@ -1,6 +1,7 @@
 package schedule
 
 import (
+	"math"
 	"sync"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -30,13 +31,16 @@ type knownURLs struct {
 	urls map[crawl.MemKey]known
 }
 
+// known is what the scheduler saw of a URL, in 8 bytes: the map's
+// entries stay small (crawl.MemKey).
 type known struct {
-	hops     int
+	hops     int32 // a candidate's hops (a count of pages: far below 2³¹)
 	filtered bool
 }
 
-// maxKnownURLs bounds the memory (about 40 bytes a URL): past it the
-// map starts over, which costs reads, never correctness.
+// maxKnownURLs bounds the memory (35-56 bytes a URL, about 14 MB when
+// full): past it the map starts over, which costs reads, never
+// correctness (barring two URLs sharing a crawl.MemKey, see there).
 const maxKnownURLs = 250_000
 
 func (k *knownURLs) dedupes(url string, hops int, ruledOut bool) bool {
@@ -46,7 +50,7 @@ func (k *knownURLs) dedupes(url string, hops int, ruledOut bool) bool {
 		return false
 	}
 	e, ok := k.urls[k.keys.Of(url)]
-	return ok && hops >= e.hops && (!e.filtered || ruledOut)
+	return ok && hops >= int(e.hops) && (!e.filtered || ruledOut)
 }
 
 // has reports whether url is known, whatever its hops and state.
@@ -69,5 +73,10 @@ func (k *knownURLs) saw(c crawl.Candidate) {
 	if k.urls == nil || len(k.urls) >= maxKnownURLs {
 		k.urls = map[crawl.MemKey]known{}
 	}
-	k.urls[k.keys.Of(c.URL)] = known{hops: c.Hops, filtered: c.State == crawl.StateFiltered}
+	key := k.keys.Of(c.URL)
+	if c.Hops > math.MaxInt32 {
+		delete(k.urls, key) // not kept: read the candidate
+		return
+	}
+	k.urls[key] = known{hops: int32(c.Hops), filtered: c.State == crawl.StateFiltered}
 }
