@@ -1,13 +1,15 @@
 """The experiments behind BENCHMARKS.md's "Source listings and changelogs"
-(#18): page penalties and three bonuses tried over the seven trees of
-make eval, as a re-ranking of search.py's top 50 (search.py is the
-ranking before the penalties, which the Go search now has).
+and "The Java API's documentation" (#18): page penalties and four bonuses
+tried over the trees of make eval, as a re-ranking of search.py's top 50
+(search.py is the ranking before the penalties, which the Go search now
+has). The Java tree (jdk) came after the first seven; a tree whose crawl
+is missing is left out.
 
-    EVAL_DATA=DIR make eval          # the seven crawls: DIR, DIR-sphinx, DIR-pg, ...
+    EVAL_DATA=DIR make eval          # the eight crawls: DIR, DIR-sphinx, DIR-pg, ..., DIR-jdk
     mkdir W && python3 bench/prf/rules.py copy DIR W   # each crawl.db, WAL included, as W/<tree>.db
     eval "$(bench/inputs.sh)"; export DOC_ROOT SPHINX_DOC_ROOT PG_DOC_ROOT FLASK_DOC_ROOT \\
-      DJANGO_DOC_ROOT SQLALCHEMY_DOC_ROOT GIT_DOC_ROOT   # the HTML, for the name-line variant
-    PRF_WORK=W python3 bench/prf/rules.py [listing|changelog|ident|lead|name]
+      DJANGO_DOC_ROOT SQLALCHEMY_DOC_ROOT GIT_DOC_ROOT JDK_DOC_ROOT   # the HTML, for the name-line variant
+    PRF_WORK=W python3 bench/prf/rules.py [listing|changelog|ident|lead|name|passage]
 
 Each variant prints P@1 / MRR@10 per tree, one line per setting. Only
 Python's standard library is needed.
@@ -22,10 +24,10 @@ import search as S  # noqa: E402
 
 EVAL = S.EVAL
 WORK = S.WORK
-NAMES = ["python", "sphinx", "pg", "flask", "django", "sqlalchemy", "git"]
+NAMES = ["python", "sphinx", "pg", "flask", "django", "sqlalchemy", "git", "jdk"]
 QUERIES = {"python": "queries.tsv"} | {n: n + "-queries.tsv" for n in NAMES[1:]}
 ROOTS = {"python": "DOC_ROOT", "sphinx": "SPHINX_DOC_ROOT", "pg": "PG_DOC_ROOT", "flask": "FLASK_DOC_ROOT",
-         "django": "DJANGO_DOC_ROOT", "sqlalchemy": "SQLALCHEMY_DOC_ROOT", "git": "GIT_DOC_ROOT"}
+         "django": "DJANGO_DOC_ROOT", "sqlalchemy": "SQLALCHEMY_DOC_ROOT", "git": "GIT_DOC_ROOT", "jdk": "JDK_DOC_ROOT"}
 
 # The rules as crawl/search.go has them.
 CHANGELOG = re.compile(r"(?i)\b(changelog|change log|release notes|what['’]s new)\b|^changes\s*($|[—–|:(-])")
@@ -127,6 +129,50 @@ def ident_bonus(b):
     return adjust
 
 
+WORD = re.compile(r"[a-z0-9]+")
+
+
+class Passages:
+    """The best passage of a page for a query: the share of the query's
+    words (each weighted by its idf over the text column) found together
+    in some run of win consecutive blocks (lines) of the page's text."""
+
+    def __init__(self):
+        self.blocks, self.idfs, self.n = {}, {}, {}
+
+    def page(self, tree, pile):
+        k = (tree.name, pile)
+        if k not in self.blocks:
+            r = tree.db.execute("SELECT text FROM text_pile WHERE text_pile_id=?", (pile,)).fetchone()
+            text = (r[0] or "") if r else ""
+            self.blocks[k] = [set(WORD.findall(line.lower())) for line in text.split("\n") if line.strip()]
+        return self.blocks[k]
+
+    def idf(self, tree, w):
+        import math
+        if tree.name not in self.n:
+            self.n[tree.name] = tree.db.execute("SELECT count(*) FROM text_pile").fetchone()[0]
+        k = (tree.name, w)
+        if k not in self.idfs:
+            q = "{text} : (" + " OR ".join(S.quote(f) for f in [w] + S.singulars(w)) + ")"
+            df = tree.db.execute("SELECT count(*) FROM full_text_entity_index WHERE full_text_entity_index MATCH ?", (q,)).fetchone()[0]
+            n = self.n[tree.name]
+            self.idfs[k] = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        return self.idfs[k]
+
+    def best(self, tree, pile, query, win):
+        fs = [({w} | set(S.singulars(w)), self.idf(tree, w)) for w in kept(query)]
+        total = sum(i for _, i in fs) or 1
+        blocks = self.page(tree, pile)
+        best = 0.0
+        for s in range(max(1, len(blocks) - win + 1)):
+            seen = set().union(*blocks[s:s + win]) if blocks else set()
+            best = max(best, sum(i for f, i in fs if f & seen))
+        return best / total
+
+
+PASSAGES = Passages()
+
 VARIANTS = {
     "listing": [(f"listing share {s} penalty {p}", lambda t, h, q, s=s, p=p: -penalties(t, h[0], h[2], q, lp=p, cp=0, share=s))
                 for s in (0.8, 0.9, 0.95) for p in (0, 1, 2, 4, 100)],
@@ -136,13 +182,19 @@ VARIANTS = {
              for b, n in ((0, 0), (0.5, 20), (1, 20), (0.5, 40), (1, 40), (2, 40))],
     "name": [(f"manual page's name line {b}", lambda t, h, q, b=b: -penalties(t, h[0], h[2], q) + (b * share_in(q, t.name_line(h[0])) if t.name_line(h[0]) else 0))
              for b in (0, 0.5, 1, 2)],
+    "passage": [(f"best passage of {w} blocks {b}", lambda t, h, q, b=b, w=w: -penalties(t, h[0], h[2], q) + (b * PASSAGES.best(t, h[2], q, w) if b else 0))
+                for w in (1, 3, 8) for b in (0, 1, 2, 4)],
 }
 
 def copy(data, work):
     """Copies the seven crawls of EVAL_DATA=data make eval into work."""
     import sqlite3
     for n in NAMES:
-        src = sqlite3.connect(f"file:{data}{'' if n == 'python' else '-' + n}/crawl.db?mode=ro", uri=True)
+        fn = f"{data}{'' if n == 'python' else '-' + n}/crawl.db"
+        if not os.path.exists(fn):
+            print(f"no {fn}: {n} left out", file=sys.stderr)
+            continue
+        src = sqlite3.connect(f"file:{fn}?mode=ro", uri=True)
         dst = sqlite3.connect(os.path.join(work, n + ".db"))
         src.backup(dst)
         dst.close()
@@ -153,7 +205,7 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["copy"]:
         copy(sys.argv[2], sys.argv[3])
         sys.exit(0)
-    trees = [Tree(n) for n in NAMES]
+    trees = [Tree(n) for n in NAMES if os.path.exists(os.path.join(WORK, n + ".db"))]
     for v in sys.argv[1:] or list(VARIANTS):
         for label, adjust in VARIANTS[v]:
             print(f"{label:32}", "  ".join(f"{t.name} {p1:.3f}/{mrr:.3f}" for t in trees for p1, mrr in [run(t, adjust)]), flush=True)
