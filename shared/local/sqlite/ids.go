@@ -91,12 +91,11 @@ func (w *wtx) mimetypeID(ctx context.Context, m string) (int64, error) {
 
 // cachedID returns the id of key in a table of unique keys, from cache
 // (under k) or else from the table (adding the key if needed), and
-// caches it. get
-// returns the row's id; add inserts the key and returns the new row's id
-// (nothing when the key is there). One index search answers a key
-// looked up where it is most likely found: a key most likely new (a URL
-// first found) is added first, and only looked up if that adds nothing;
-// any other is looked up first.
+// caches it. get returns the row's id; add inserts the key and returns
+// the new row's id (nothing when the key is there). One index search
+// answers a key looked up where it is most likely found: a key most
+// likely new (a URL first found) is added first, and only looked up if
+// that adds nothing; any other is looked up first.
 func cachedID[K comparable](ctx context.Context, w *wtx, cache map[K]int64, k K, key, get, add string, likelyNew bool) (int64, error) {
 	if id, ok := cache[k]; ok {
 		return id, nil
