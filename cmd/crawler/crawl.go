@@ -179,18 +179,22 @@ func (f *crawlFlags) config(ctx context.Context, dd *pipeline.DataDir, seeds []s
 }
 
 // tuneGC lets a crawl's heap grow to five times what is live (GOGC=400)
-// within a soft limit of 128 MiB (peak RSS must stay under 200 MB): the
+// within a soft limit of 112 MiB (peak RSS must stay under 200 MB): the
 // crawl allocates a page's tree, text and links and drops them, and
 // collecting at the default GOGC cost it about a tenth of its CPU, at
 // GOGC=200 about a twelfth of its time (BENCHMARKS.md). On a large
-// crawl the limit, not GOGC, decides. GOGC or GOMEMLIMIT set in the
+// crawl the limit, not GOGC, decides. At 128 MiB a tree of large pages
+// (the Java API's) peaked at 197 MB, SQLite's memory and the binary
+// being outside the limit; 112 MiB took 16-20 MB off the peak at no
+// cost in time that three trees and 100,000 pages showed
+// (BENCHMARKS.md, "A lower soft limit"). GOGC or GOMEMLIMIT set in the
 // environment win.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(128 << 20)
+		debug.SetMemoryLimit(112 << 20)
 	}
 }
 
