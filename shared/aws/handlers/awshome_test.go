@@ -556,6 +556,12 @@ func TestCrawlTestSiteOnAWS(t *testing.T) {
 	if err != nil || len(hits) == 0 || hits[0].URL != site.URL+"/docs/faq.html" {
 		t.Errorf("search: %v, %+v", err, hits)
 	}
+	// A plain text file is a document too (parse.ExtractPlain), its
+	// text searched: the site serves it as "file /files/notes.txt".
+	hits, err = h.db.Search(ctx, "file notes", 5)
+	if err != nil || !slices.ContainsFunc(hits, func(h crawl.SearchHit) bool { return h.URL == site.URL+"/files/notes.txt" }) {
+		t.Errorf("search for the plain text file: %v, %+v", err, hits)
+	}
 	// The malformed event, and nothing else, is in a dead-letter queue,
 	// with its reason.
 	for _, n := range deadLetterQueues {

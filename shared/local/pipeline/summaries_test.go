@@ -109,7 +109,15 @@ the brass must be cleaned again and the oil tank filled for the next night.</p><
 <li><a href="/noindex.html">noindex</a></li><li><a href="/stable.html">stable</a></li>
 <li><a href="/etag.html">etag</a></li><li><a href="/changing.html">changing</a></li>
 <li><a href="/mirror-a.html">mirror a</a></li><li><a href="/mirror-b.html">mirror b</a></li>
+<li><a href="/notes.txt">notes</a></li>
 </ul></body></html>`
+
+	// A plain text file: read as a document of words, searched like a
+	// page; the URL in it is not a link.
+	notesText = "\n-----\nKeeper's notes   for the winter\n=====\n\nThe lamp room smells of paraffin and brass polish.\n" +
+		"Each night the keeper counts the cormorants on the rocks below the tower and writes the number in the margin of the log.\n" +
+		"In January the storms kept the supply boat away for three weeks, and the keeper rationed the oil.\n" +
+		"See http://example.com/not-a-link.html for the tide tables.\n"
 )
 
 // Latin-1 bytes; the charset is named only in a <meta http-equiv>.
@@ -183,6 +191,9 @@ func newSummarySite(t *testing.T) *summarySite {
 				return
 			}
 			html(etagPage)
+		case "/notes.txt":
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Write([]byte(notesText))
 		case "/changing.html":
 			if s.changed.Load() {
 				html(changingV2)
@@ -308,6 +319,10 @@ func TestSummariesLikeTheSeed(t *testing.T) {
 			created: sql.NullInt64{Int64: time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC).Unix(), Valid: true}}
 		if about != want {
 			t.Errorf("/about.html: %+v, want %+v", about, want)
+		}
+		notes := read("/notes.txt")
+		if want := (desc{headline: str("Keeper's notes for the winter"), language: str("en")}); notes != want {
+			t.Errorf("/notes.txt: %+v, want %+v", notes, want)
 		}
 		for path, lang := range map[string]sql.NullString{
 			"/fr.html":     str("fr"), // Content-Language
@@ -501,6 +516,13 @@ func TestSummariesLikeTheSeed(t *testing.T) {
 		if hidden != 0 {
 			t.Errorf("the nofollow link was followed (%d requests)", hidden)
 		}
+		var plainLinks int
+		if err := db.QueryRow(`SELECT count(*) FROM link_summary WHERE entity_generation_id=?`, only("/notes.txt").id).Scan(&plainLinks); err != nil {
+			t.Fatal(err)
+		}
+		if plainLinks != 0 {
+			t.Errorf("the plain text file has %d links, want none (a URL in its text is not a link)", plainLinks)
+		}
 	})
 
 	t.Run("search before recrawl", func(t *testing.T) {
@@ -509,6 +531,9 @@ func TestSummariesLikeTheSeed(t *testing.T) {
 		}
 		if got := search("zebra"); !slices.Equal(got, []string{u("/changing.html")}) {
 			t.Errorf("search zebra: %v, want /changing.html", got)
+		}
+		if got := search("cormorants"); !slices.Equal(got, []string{u("/notes.txt")}) {
+			t.Errorf("search cormorants: %v, want the plain text file /notes.txt", got)
 		}
 		// The noindex page and the duplicate are in the index, but search
 		// does not return them.

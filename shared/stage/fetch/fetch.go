@@ -358,13 +358,14 @@ func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, c crawl.Candid
 }
 
 // Parses reports whether the parse stage reads bodies of this MIME
-// type: HTML pages, and XML or gzip files that may be sitemaps.
+// type: HTML pages and plain text, and XML or gzip files that may be
+// sitemaps.
 func Parses(mimetype string) bool {
 	switch mimetype {
 	case "application/xml", "text/xml", "application/gzip", "application/x-gzip":
 		return true
 	}
-	return textenc.IsHTML(mimetype)
+	return textenc.IsHTML(mimetype) || textenc.IsPlainText(mimetype)
 }
 
 func send(ctx context.Context, s Sender, v any) error {

@@ -109,14 +109,20 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 		return fmt.Errorf("parse %s: wait for room: %w", t.URL, err)
 	}
 	defer release()
-	if !textenc.IsHTML(t.MIMEType) {
+	plain := textenc.IsPlainText(t.MIMEType)
+	if !plain && !textenc.IsHTML(t.MIMEType) {
 		return p.handleSitemap(ctx, t, body)
 	}
 	text, _, err := textenc.Decode(body, t.ContentType)
 	if err != nil {
 		return crawl.E("parse "+t.URL, crawl.KindInvalid, err)
 	}
-	doc := Extract(t.URL, text, t.ContentLanguage)
+	var doc crawl.Document
+	if plain {
+		doc = ExtractPlain(t.URL, text, t.ContentLanguage)
+	} else {
+		doc = Extract(t.URL, text, t.ContentLanguage)
+	}
 	for _, w := range doc.Warnings {
 		// Not a warning: the page was read, and nothing is for the user
 		// to do (--log-level info shows it).

@@ -53,6 +53,12 @@ func IsHTML(mimetype string) bool {
 	return mimetype == "text/html" || mimetype == "application/xhtml+xml"
 }
 
+// IsPlainText reports whether a MIME type is plain text, which the
+// crawler reads as a document of words (its text searched, no links).
+func IsPlainText(mimetype string) bool {
+	return mimetype == "text/plain"
+}
+
 // MediaType returns the lower-case media type of a Content-Type header,
 // or "" when there is none or it cannot be parsed.
 func MediaType(contentType string) string {
