@@ -557,3 +557,23 @@ func TestHelp(t *testing.T) {
 		})
 	}
 }
+
+// TestHitTitles: a hit without a title (a plain text file, a page
+// without <title>) is listed by its file name.
+func TestHitTitles(t *testing.T) {
+	tests := []struct{ url, title, want string }{
+		{"http://example.com/docs/lamps.html", "Lamp manual", "1. Lamp manual\n"},
+		{"http://example.com/files/logbook-template.txt", "", "1. logbook-template.txt\n"},
+		{"http://example.com/", "", "1. (no title)\n"},
+		{"http://example.com", "", "1. (no title)\n"},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		if err := printHits(&b, "q", []crawl.SearchHit{{URL: tt.url, Title: tt.title}}, false); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.String(), tt.want) {
+			t.Errorf("%s with title %q: %q, want it to start %q", tt.url, tt.title, b.String(), tt.want)
+		}
+	}
+}

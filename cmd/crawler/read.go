@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -154,7 +156,14 @@ func printHits(w io.Writer, q string, hits []crawl.SearchHit, asJSON bool) error
 	for i, h := range hits {
 		title := h.Title
 		if title == "" {
+			// A page without <title>, or a plain text file: its name, as
+			// a browser's tab shows it.
 			title = "(no title)"
+			if u, err := url.Parse(h.URL); err == nil {
+				if name := path.Base(u.Path); name != "/" && name != "." {
+					title = name
+				}
+			}
 		}
 		fmt.Fprintf(w, "%d. %s\n   %s\n   %s\n", i+1, title, h.URL, strings.ReplaceAll(h.Snippet, "\n", " "))
 	}
