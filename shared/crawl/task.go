@@ -37,6 +37,10 @@ type ParseTask struct {
 	NoIndex  bool `json:"noindex,omitempty"`
 	// MaxLinks is the site's MaxURLsFromPage (FetchTask); 0: the crawl's.
 	MaxLinks int64 `json:"max_links,omitempty"`
+	// Sitemap says the URL was learned from robots.txt (a Sitemap line,
+	// or the /sitemap.xml guessed): a plain text body is then read as
+	// a sitemap in the protocol's text format, one URL a line.
+	Sitemap bool `json:"sitemap,omitempty"`
 	// Crawl is the crawl as recorded (without its FileText), handed on
 	// to the summarize task: the summarizer need not read it back from
 	// the crawl log (on AWS a read unit a page). Nil in tasks sent

@@ -75,7 +75,11 @@ func (s *citizenSite) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	switch r.URL.Path {
 	case "/robots.txt":
-		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n\nUser-agent: crawler-test\nDisallow: /private/\nDisallow: /members\n\nSitemap: "+s.URL+"/sitemap.xml\n")
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n\nUser-agent: crawler-test\nDisallow: /private/\nDisallow: /members\n\nSitemap: "+s.URL+"/sitemap.xml\nSitemap: "+s.URL+"/sitemap.txt\n")
+	case "/sitemap.txt":
+		// The protocol's text format: one URL a line.
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintf(w, "\ufeff%s/only-in-text-sitemap.html\r\n\r\n", s.URL)
 	case "/sitemap.xml":
 		w.Header().Set("Content-Type", "application/xml")
 		fmt.Fprintf(w, `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>%s/sitemap-pages.xml.gz</loc></sitemap></sitemapindex>`, s.URL)
@@ -189,7 +193,7 @@ func TestGoodCitizen(t *testing.T) {
 			t.Errorf("%s requested %d times; it must never be", p, n)
 		}
 	}
-	for _, p := range []string{"/only-in-sitemap.html", "/chain/end.html", "/flaky", "/gzip.html", "/br.html", "/deflate.html"} {
+	for _, p := range []string{"/only-in-sitemap.html", "/only-in-text-sitemap.html", "/chain/end.html", "/flaky", "/gzip.html", "/br.html", "/deflate.html"} {
 		if site.count(p) == 0 {
 			t.Errorf("%s was never requested", p)
 		}

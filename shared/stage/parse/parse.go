@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/sitemap"
 	"github.com/serverless-crawler/crawler/shared/web/textenc"
 )
 
@@ -118,6 +119,13 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 		return crawl.E("parse "+t.URL, crawl.KindInvalid, err)
 	}
 	var doc crawl.Document
+	if plain && t.Sitemap {
+		// A sitemap in the protocol's text format; a text that is not
+		// one list of URLs is read as the document it is.
+		if kind, entries := sitemap.ParseText([]byte(text)); kind != sitemap.NotSitemap {
+			return p.enqueueSitemap(ctx, t, kind, entries)
+		}
+	}
 	if plain {
 		doc = ExtractPlain(t.URL, text, t.ContentLanguage)
 	} else {

@@ -17,6 +17,13 @@ func (p *Parser) handleSitemap(ctx context.Context, t crawl.ParseTask, body []by
 	if err != nil {
 		p.log.WarnContext(ctx, "sitemap read partly", "url", t.URL, "err", err)
 	}
+	return p.enqueueSitemap(ctx, t, kind, entries)
+}
+
+// enqueueSitemap enqueues what a sitemap lists (nothing when the body
+// was NotSitemap) and sends the file's summarize task, without a
+// document.
+func (p *Parser) enqueueSitemap(ctx context.Context, t crawl.ParseTask, kind sitemap.Kind, entries []sitemap.Entry) error {
 	if kind != sitemap.NotSitemap {
 		var bodies [][]byte
 		long := 0

@@ -157,3 +157,35 @@ func ParseEntries(body []byte) (Kind, []Entry, error) {
 // maxField bounds the text kept of one element (a URL may be 2,048
 // characters by the protocol; more is kept, within reason).
 const maxField = 64 << 10
+
+// ParseText reads a sitemap in the protocol's text format: one URL a
+// line, UTF-8, nothing else. Blank lines and a byte order mark are
+// allowed; a line that is not an absolute http(s) URL (with no space or
+// control character in it) makes the body NotSitemap, and no entries: it is a text, not a
+// list. It reads at most MaxSize bytes and returns at most MaxURLs
+// entries.
+func ParseText(body []byte) (Kind, []Entry) {
+	if len(body) > MaxSize {
+		body = body[:MaxSize]
+	}
+	body = bytes.TrimPrefix(body, []byte("\ufeff"))
+	var entries []Entry
+	for line := range bytes.Lines(body) {
+		s := strings.TrimSpace(string(line))
+		if s == "" {
+			continue
+		}
+		scheme, rest, ok := strings.Cut(s, "://")
+		if !ok || rest == "" || !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") ||
+			strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+			return NotSitemap, nil // a space or a control character: not a URL
+		}
+		if len(entries) < MaxURLs {
+			entries = append(entries, Entry{Loc: s})
+		}
+	}
+	if len(entries) == 0 {
+		return NotSitemap, nil
+	}
+	return URLSet, entries
+}

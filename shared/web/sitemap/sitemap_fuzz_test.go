@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -51,6 +52,36 @@ func FuzzParse(f *testing.F) {
 		}
 		if total > MaxSize {
 			t.Fatalf("%d bytes of URLs, more than the %d a sitemap may hold", total, MaxSize)
+		}
+	})
+}
+
+// FuzzParseText: no input makes ParseText panic; a URL set lists at
+// most MaxURLs URLs, each an absolute http(s) URL without spaces, and a
+// text lists none.
+func FuzzParseText(f *testing.F) {
+	for _, s := range []string{
+		"http://example.com/a\nhttps://example.com/b\n",
+		"\ufeffhttp://example.com/a\r\n\r\n",
+		"http://example.com/a\nnot a URL\n",
+		"HTTP://a\n",
+		"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		kind, entries := ParseText(body)
+		if kind == NotSitemap && len(entries) > 0 || kind == Index {
+			t.Fatalf("kind %v with %d entries", kind, len(entries))
+		}
+		if len(entries) > MaxURLs {
+			t.Fatalf("%d entries, past MaxURLs", len(entries))
+		}
+		for _, e := range entries {
+			l := strings.ToLower(e.Loc)
+			if !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") || strings.IndexFunc(e.Loc, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+				t.Fatalf("entry %q is not an absolute http(s) URL without spaces or control characters", e.Loc)
+			}
 		}
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -86,4 +88,43 @@ func TestParseEntries(t *testing.T) {
 			t.Errorf("entry %d: %+v, want %+v", i, got[i], want[i])
 		}
 	}
+}
+
+func TestParseText(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		kind Kind
+		urls []string
+	}{
+		{"one URL a line", "http://example.com/a\nhttps://example.com/b?x=1\n", URLSet,
+			[]string{"http://example.com/a", "https://example.com/b?x=1"}},
+		{"blank lines, CRLF, a BOM, spaces around", "\ufeffhttp://example.com/a\r\n\r\n  HTTPS://example.com/b  \r\n", URLSet,
+			[]string{"http://example.com/a", "HTTPS://example.com/b"}},
+		{"the shortest URL", "http://a\n", URLSet, []string{"http://a"}},
+		{"a line of prose is a text", "http://example.com/a\nSee the tide tables.\n", NotSitemap, nil},
+		{"a relative URL is a text", "/a.html\n", NotSitemap, nil},
+		{"another scheme is a text", "ftp://example.com/a\n", NotSitemap, nil},
+		{"a scheme alone is a text", "http://\n", NotSitemap, nil},
+		{"a URL with a space is a text", "http://example.com/a b\n", NotSitemap, nil},
+		{"empty", "\n\n", NotSitemap, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kind, entries := ParseText([]byte(tt.body))
+			var urls []string
+			for _, e := range entries {
+				urls = append(urls, e.Loc)
+			}
+			if kind != tt.kind || !slices.Equal(urls, tt.urls) {
+				t.Errorf("kind %v, URLs %q; want %v, %q", kind, urls, tt.kind, tt.urls)
+			}
+		})
+	}
+	t.Run("at most MaxURLs", func(t *testing.T) {
+		body := strings.Repeat("http://example.com/p\n", MaxURLs+10)
+		if kind, entries := ParseText([]byte(body)); kind != URLSet || len(entries) != MaxURLs {
+			t.Errorf("kind %v, %d entries; want a URL set of %d", kind, len(entries), MaxURLs)
+		}
+	})
 }
