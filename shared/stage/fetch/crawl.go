@@ -376,7 +376,7 @@ func (f *Fetcher) stored(ctx context.Context, out *outcome, res response, finish
 	}
 	cr.File = file
 	if textenc.IsText(mt) {
-		text, cs, err := textenc.Decode(res.body, ct)
+		text, cs, err := textenc.DecodeAs(res.body, ct, mt)
 		if err != nil {
 			return finish(crawl.ExitBadContent, err.Error())
 		}

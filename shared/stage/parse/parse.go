@@ -1,7 +1,9 @@
 // Package parse is the parse stage: it reads a fetched HTML body, keeps
 // what it says (title, headline, description, language, dates, text by
 // kind, every link with where it sits) as a document for the summarize
-// stage, and enqueues the links to follow.
+// stage, and enqueues the links to follow. It reads a plain text body as
+// a document of words (ExtractPlain), and sitemaps, XML or text, as
+// lists of URLs to enqueue.
 package parse
 
 import (
@@ -114,7 +116,7 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 	if !plain && !textenc.IsHTML(t.MIMEType) {
 		return p.handleSitemap(ctx, t, body)
 	}
-	text, _, err := textenc.Decode(body, t.ContentType)
+	text, _, err := textenc.DecodeAs(body, t.ContentType, t.MIMEType)
 	if err != nil {
 		return crawl.E("parse "+t.URL, crawl.KindInvalid, err)
 	}

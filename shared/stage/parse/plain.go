@@ -9,21 +9,45 @@ import (
 
 // ExtractPlain reads a text/plain body as a document: its text is the
 // body's lines (whitespace collapsed, blank lines dropped, as a page's
-// text is), its headline the first line that holds a letter or a digit
-// (a README's or an RFC's first line names it, more often than not),
-// and its language detected from the text unless Content-Language says
-// it. It has no title, description or links: a URL written in plain
-// text is not followed, as wget and colly do not follow it either.
+// text is; control characters are spaces), its headline the first line
+// that holds a letter or a digit (a README's first line names it, more
+// often than not), cut at the last space before maxPlainHeadline bytes
+// (or at a character there) with "…", and its language detected from
+// the text unless Content-Language says it. It has no title,
+// description or links: a URL written in plain text is not followed, as
+// wget and colly do not follow it either.
 func ExtractPlain(pageURL, body, contentLanguage string) crawl.Document {
 	doc := crawl.Document{URL: pageURL}
 	e := &extractor{doc: &doc}
-	e.fields[fText] = []byte(body)
+	e.fields[fText] = plainLines(body)
 	e.finish(contentLanguage)
 	if h := firstWordsLine(doc.Text.Text); h != "" {
 		doc.Headline = &h
 		doc.Indexiness = indexiness(&doc)
 	}
 	return doc
+}
+
+// plainLines returns body with every line ending (CRLF, or a lone CR as
+// old Mac files have it) as "\n", and the other control characters (a
+// NUL, say) as spaces: the HTML parser drops them from a page's text,
+// and they are not words.
+func plainLines(body string) []byte {
+	out := make([]byte, 0, len(body))
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c == '\r':
+			if i+1 < len(body) && body[i+1] == '\n' {
+				i++
+			}
+			out = append(out, '\n')
+		case c < ' ' && c != '\n' && c != '\t' || c == 0x7f:
+			out = append(out, ' ')
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // maxPlainHeadline bounds a plain text's headline, in bytes: a file of

@@ -23,6 +23,12 @@ func TestExtractPlain(t *testing.T) {
 			text:     "Der Leuchtturm steht seit über hundert Jahren am Eingang des Hafens, und jeden Abend steigt der Wärter die Treppe hinauf.",
 			language: "de"},
 		{name: "no words, no headline", body: "----\n====\n", text: "----\n===="},
+		{name: "a character across the cut is not split", body: "a" + strings.Repeat("é", 150),
+			headline: "a" + strings.Repeat("é", 99) + "…", text: "a" + strings.Repeat("é", 150)},
+		{name: "old Mac line ends and control characters", body: "Title\rsecond\x00line\r\nthird\x7f",
+			headline: "Title", text: "Title\nsecond line\nthird"},
+		{name: "markup is text, not links", body: `<a href="http://example.com/x">x</a> http://example.com/y`,
+			headline: `<a href="http://example.com/x">x</a> http://example.com/y`, text: `<a href="http://example.com/x">x</a> http://example.com/y`},
 		{name: "empty", body: ""},
 	}
 	for _, tt := range tests {
@@ -42,6 +48,9 @@ func TestExtractPlain(t *testing.T) {
 			}
 			if len(doc.Text.Digest) == 0 {
 				t.Error("no digest")
+			}
+			if want := indexiness(&doc); doc.Indexiness != want {
+				t.Errorf("indexiness %d, want %d (the headline counted)", doc.Indexiness, want)
 			}
 		})
 	}

@@ -34,6 +34,23 @@ func Decode(body []byte, contentType string) (string, string, error) {
 	return strings.TrimPrefix(string(out), "\uFEFF"), name, nil
 }
 
+// DecodeAs is Decode for a body of MIME type mimetype. HTML follows
+// the HTML standard (Decode: header, byte order mark, <meta>, then a
+// guess that falls back to windows-1252 for a first KiB of ASCII). Any
+// other text names its charset nowhere but in the header: a body that
+// names none there or in a byte order mark, and is valid UTF-8, is read
+// as UTF-8, as most text written today is (Apache and nginx serve .txt
+// without a charset, and a UTF-8 file whose first KiB is ASCII was read
+// as windows-1252, "café" as "cafÃ©").
+func DecodeAs(body []byte, contentType, mimetype string) (string, string, error) {
+	if !IsHTML(mimetype) {
+		if _, _, certain := charset.DetermineEncoding(body, contentType); !certain && utf8.Valid(body) {
+			return string(body), "utf-8", nil
+		}
+	}
+	return Decode(body, contentType)
+}
+
 // IsText reports whether a MIME type holds text worth keeping as
 // file_text and parsing.
 func IsText(mimetype string) bool {

@@ -5,8 +5,8 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzDecode: whatever the bytes and the Content-Type, Decode does not
-// panic, returns valid UTF-8, and grows the text by a bounded factor
+// FuzzDecode: whatever the bytes and the Content-Type, Decode (and
+// DecodeAs for plain text) does not panic, returns valid UTF-8, and grows the text by a bounded factor
 // (no charset turns one byte into more than one replacement or one
 // 3-byte character).
 func FuzzDecode(f *testing.F) {
@@ -31,6 +31,10 @@ func FuzzDecode(f *testing.F) {
 		}
 		if len(text) > 3*len(body)+3 {
 			t.Fatalf("Decode grew %d bytes into %d", len(body), len(text))
+		}
+		plain, _, err := DecodeAs(body, contentType, "text/plain")
+		if err == nil && (!utf8.ValidString(plain) || len(plain) > 3*len(body)+3) {
+			t.Fatalf("DecodeAs(%q, %q, text/plain) = %q: not UTF-8, or grown past bounds", body, contentType, plain)
 		}
 	})
 }

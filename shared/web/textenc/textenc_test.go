@@ -1,6 +1,9 @@
 package textenc
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestDecode(t *testing.T) {
 	tests := []struct {
@@ -43,5 +46,32 @@ func TestMediaType(t *testing.T) {
 		if got := MediaType(in); got != want {
 			t.Errorf("MediaType(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestDecodeAs(t *testing.T) {
+	ascii := strings.Repeat("plain ascii ", 100) // past the first KiB
+	tests := []struct {
+		name, ct, mimetype string
+		body               []byte
+		want, charset      string
+	}{
+		{"plain text, UTF-8 past the first KiB, no charset", "text/plain", "text/plain", []byte(ascii + "café"), ascii + "café", "utf-8"},
+		{"plain text, Latin-1 bytes, no charset", "text/plain", "text/plain", []byte(ascii + "caf\xe9"), ascii + "café", "windows-1252"},
+		{"plain text, the header's charset wins", "text/plain; charset=iso-8859-1", "text/plain", []byte("caf\xc3\xa9"), "cafÃ©", "windows-1252"},
+		{"sniffed text, no header", "", "text/plain", []byte("# Notes\n\nnaïve\n"), "# Notes\n\nnaïve\n", "utf-8"},
+		{"HTML keeps the HTML standard's guess", "text/html", "text/html", []byte("<p>" + ascii + "café</p>"), "<p>" + ascii + "cafÃ©</p>", "windows-1252"},
+		{"a UTF-16 byte order mark", "text/plain", "text/plain", []byte("\xff\xfeh\x00i\x00"), "hi", "utf-16le"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, cs, err := DecodeAs(tt.body, tt.ct, tt.mimetype)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want || cs != tt.charset {
+				t.Errorf("DecodeAs = %q (%s), want %q (%s)", got, cs, tt.want, tt.charset)
+			}
+		})
 	}
 }
