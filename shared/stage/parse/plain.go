@@ -2,7 +2,6 @@ package parse
 
 import (
 	"strings"
-	"unicode"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -60,7 +59,7 @@ const maxPlainHeadline = 200
 func firstWordsLine(text string) string {
 	for line := range strings.Lines(text) {
 		line = strings.TrimSpace(line)
-		if strings.IndexFunc(line, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+		if wordChars(line) == 0 {
 			continue
 		}
 		if len(line) <= maxPlainHeadline {

@@ -10,12 +10,18 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
 )
 
 // Decode returns body as UTF-8 text and the name of the charset it was
 // read as. contentType is the Content-Type header ("" if none).
 func Decode(body []byte, contentType string) (string, string, error) {
 	enc, name, _ := charset.DetermineEncoding(body, contentType)
+	return decode(body, enc, name)
+}
+
+// decode decodes body from enc, named name, into UTF-8.
+func decode(body []byte, enc encoding.Encoding, name string) (string, string, error) {
 	if name == "utf-8" {
 		b := body
 		if len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
@@ -43,12 +49,11 @@ func Decode(body []byte, contentType string) (string, string, error) {
 // without a charset, and a UTF-8 file whose first KiB is ASCII was read
 // as windows-1252, "café" as "cafÃ©").
 func DecodeAs(body []byte, contentType, mimetype string) (string, string, error) {
-	if !IsHTML(mimetype) {
-		if _, _, certain := charset.DetermineEncoding(body, contentType); !certain && utf8.Valid(body) {
-			return string(body), "utf-8", nil
-		}
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
+	if !IsHTML(mimetype) && !certain && utf8.Valid(body) {
+		return string(body), "utf-8", nil
 	}
-	return Decode(body, contentType)
+	return decode(body, enc, name)
 }
 
 // IsText reports whether a MIME type holds text worth keeping as
