@@ -124,7 +124,7 @@ func (p *Parser) Handle(ctx context.Context, t crawl.ParseTask) error {
 	if plain && t.Sitemap {
 		// A sitemap in the protocol's text format; a text that is not
 		// one list of URLs is read as the document it is.
-		if kind, entries := sitemap.ParseText([]byte(text)); kind != sitemap.NotSitemap {
+		if kind, entries := sitemap.ParseText(text); kind != sitemap.NotSitemap {
 			return p.enqueueSitemap(ctx, t, kind, entries)
 		}
 	}

@@ -158,20 +158,20 @@ func ParseEntries(body []byte) (Kind, []Entry, error) {
 // characters by the protocol; more is kept, within reason).
 const maxField = 64 << 10
 
-// ParseText reads a sitemap in the protocol's text format: one URL a
-// line, UTF-8, nothing else. Blank lines and a byte order mark are
+// ParseText reads a sitemap in the protocol's text format, decoded: one
+// URL a line, nothing else. Blank lines and a byte order mark are
 // allowed; a line that is not an absolute http(s) URL (with no space or
-// control character in it) makes the body NotSitemap, and no entries: it is a text, not a
-// list. It reads at most MaxSize bytes and returns at most MaxURLs
-// entries.
-func ParseText(body []byte) (Kind, []Entry) {
-	if len(body) > MaxSize {
-		body = body[:MaxSize]
+// control character in it) makes the text NotSitemap, with no entries:
+// it is a text, not a list. It reads at most MaxSize bytes and returns
+// at most MaxURLs entries.
+func ParseText(text string) (Kind, []Entry) {
+	if len(text) > MaxSize {
+		text = text[:MaxSize]
 	}
-	body = bytes.TrimPrefix(body, []byte("\ufeff"))
+	text = strings.TrimPrefix(text, "\ufeff")
 	var entries []Entry
-	for line := range bytes.Lines(body) {
-		s := strings.TrimSpace(string(line))
+	for line := range strings.Lines(text) {
+		s := strings.TrimSpace(line)
 		if s == "" {
 			continue
 		}

@@ -67,10 +67,10 @@ func FuzzParseText(f *testing.F) {
 		"HTTP://a\n",
 		"",
 	} {
-		f.Add([]byte(s))
+		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		kind, entries := ParseText(body)
+	f.Fuzz(func(t *testing.T, text string) {
+		kind, entries := ParseText(text)
 		if kind == NotSitemap && len(entries) > 0 || kind == Index {
 			t.Fatalf("kind %v with %d entries", kind, len(entries))
 		}

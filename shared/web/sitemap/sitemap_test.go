@@ -111,7 +111,7 @@ func TestParseText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kind, entries := ParseText([]byte(tt.body))
+			kind, entries := ParseText(tt.body)
 			var urls []string
 			for _, e := range entries {
 				urls = append(urls, e.Loc)
@@ -123,7 +123,7 @@ func TestParseText(t *testing.T) {
 	}
 	t.Run("at most MaxURLs", func(t *testing.T) {
 		body := strings.Repeat("http://example.com/p\n", MaxURLs+10)
-		if kind, entries := ParseText([]byte(body)); kind != URLSet || len(entries) != MaxURLs {
+		if kind, entries := ParseText(body); kind != URLSet || len(entries) != MaxURLs {
 			t.Errorf("kind %v, %d entries; want a URL set of %d", kind, len(entries), MaxURLs)
 		}
 	})
