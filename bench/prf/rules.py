@@ -9,7 +9,7 @@ is missing is left out.
     mkdir W && python3 bench/prf/rules.py copy DIR W   # each crawl.db, WAL included, as W/<tree>.db
     eval "$(bench/inputs.sh)"; export DOC_ROOT SPHINX_DOC_ROOT PG_DOC_ROOT FLASK_DOC_ROOT \\
       DJANGO_DOC_ROOT SQLALCHEMY_DOC_ROOT GIT_DOC_ROOT JDK_DOC_ROOT   # the HTML, for the name-line variant
-    PRF_WORK=W python3 bench/prf/rules.py [listing|changelog|ident|lead|name|passage]
+    PRF_WORK=W python3 bench/prf/rules.py [listing|changelog|ident|lead|name|passage|links]
 
 Each variant prints P@1 / MRR@10 per tree, one line per setting. Only
 Python's standard library is needed.
@@ -173,6 +173,34 @@ class Passages:
 
 PASSAGES = Passages()
 
+# Link flags (crawl.LinkSummary.Flags) of page chrome: in_header, in_footer, in_aside, in_nav.
+CHROME = (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7)
+
+
+class LinkShares:
+    """A page's link text share: the characters of the texts of its links
+    outside page chrome, over the characters of its text (a table of
+    links, as javadoc's "Uses of Class" pages, comes near 1 or above)."""
+
+    def __init__(self):
+        self.trees = {}
+
+    def share(self, tree, pile):
+        if tree.name not in self.trees:
+            import json
+            out = {}
+            for p, tl, links in tree.db.execute("""SELECT g.text_pile_id, length(tp.text), gl.links FROM entity_generation g
+                    JOIN text_pile tp ON tp.text_pile_id = g.text_pile_id
+                    LEFT JOIN generation_links gl ON gl.entity_generation_id = g.entity_generation_id
+                    WHERE g.confirmed_end_unix_utc IS NULL"""):
+                lt = sum(len(l[6] or "") for l in json.loads(links or "[]") if len(l) > 6 and not (l[1] or 0) & CHROME)
+                out[p] = lt / max(1, tl or 0)
+            self.trees[tree.name] = out
+        return self.trees[tree.name].get(pile, 0.0)
+
+
+LINKS = LinkShares()
+
 VARIANTS = {
     "listing": [(f"listing share {s} penalty {p}", lambda t, h, q, s=s, p=p: -penalties(t, h[0], h[2], q, lp=p, cp=0, share=s))
                 for s in (0.8, 0.9, 0.95) for p in (0, 1, 2, 4, 100)],
@@ -184,6 +212,8 @@ VARIANTS = {
              for b in (0, 0.5, 1, 2)],
     "passage": [(f"best passage of {w} blocks {b}", lambda t, h, q, b=b, w=w: -penalties(t, h[0], h[2], q) + (b * PASSAGES.best(t, h[2], q, w) if b else 0))
                 for w in (1, 3, 8) for b in (0, 1, 2, 4)],
+    "links": [(f"link text share {x} penalty {p}", lambda t, h, q, x=x, p=p: -penalties(t, h[0], h[2], q) - (p if p and LINKS.share(t, h[2]) >= x else 0))
+              for x, p in [(0, 0)] + [(x, p) for x in (0.3, 0.5, 0.7) for p in (0.5, 1, 2, 4)]],
 }
 
 def copy(data, work):
