@@ -43,6 +43,7 @@ var (
 	bParam       = flag.Float64("b", 0.75, "BM25 b")
 	show         = flag.String("show", "", "variant whose per-judged.Query rank changes to print")
 	verboseQuery = flag.String("vq", "", "print the candidates and their section scores for this query")
+	pool         = flag.Int("pool", 0, "also take as candidates the pages of the best sections of the whole tree, this many (0: the search's hits only)")
 )
 
 func main() {
@@ -546,12 +547,20 @@ func run(root, data, queriesFile, ns string) error {
 			}
 			qws := queryWords(q.Text, c)
 			var cs []cand
+			in := map[string]bool{}
 			for _, h := range hits {
 				p := judged.Page(h.URL)
 				if _, ok := c.pages[p]; !ok {
 					missing++
 				}
+				in[p] = true
 				cs = append(cs, cand{path: p, rank: h.Rank, sec: score(c, p, qws)})
+			}
+			if *pool > 0 {
+				cs, err = addPool(ctx, db, c, q.Text, qws, cs, in)
+				if err != nil {
+					return err
+				}
 			}
 			baseRank := firstRel(q, byScore(cs, func(c cand) float64 { return c.rank }))
 			if *verboseQuery == q.Text || (*verboseQuery == "fail" && baseRank != 1 && n == 20) {
@@ -603,4 +612,64 @@ func rt(r int) string {
 		return "-"
 	}
 	return fmt.Sprint(r)
+}
+
+// addPool adds to cs the pages of the tree's best sections for the
+// query (by the best section's BM25, -pool of them) that the search's
+// hits do not hold, each with its page rank from a deeper search (or
+// below every hit when that does not find it either).
+func addPool(ctx context.Context, db *sqlite.DB, c *corpus, q string, qws []*qword, cs []cand, in map[string]bool) ([]cand, error) {
+	deep, err := db.Search(ctx, q, 2000)
+	if err != nil {
+		return nil, fmt.Errorf("judged.Query %q: %w", q, err)
+	}
+	ranks := map[string]float64{}
+	low := 0.0
+	for _, h := range deep {
+		p := judged.Page(h.URL)
+		if _, ok := ranks[p]; !ok {
+			ranks[p] = h.Rank
+		}
+		low = min(low, h.Rank)
+	}
+	secPage := make([]string, len(c.secs))
+	for p, ids := range c.pages {
+		for _, id := range ids {
+			secPage[id] = p
+		}
+	}
+	pages := map[string]bool{}
+	for _, w := range qws {
+		for f := range w.head {
+			for _, id := range c.postings[f] {
+				pages[secPage[id]] = true
+			}
+		}
+	}
+	type ps struct {
+		p  string
+		sc secScores
+	}
+	var all []ps
+	for p := range pages {
+		all = append(all, ps{p, score(c, p, qws)})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].sc.bm25 != all[j].sc.bm25 {
+			return all[i].sc.bm25 > all[j].sc.bm25
+		}
+		return all[i].p < all[j].p
+	})
+	for _, x := range all[:min(*pool, len(all))] {
+		if in[x.p] {
+			continue
+		}
+		r, ok := ranks[x.p]
+		if !ok {
+			r = low - 1
+		}
+		in[x.p] = true
+		cs = append(cs, cand{path: x.p, rank: r, sec: x.sc})
+	}
+	return cs, nil
 }
