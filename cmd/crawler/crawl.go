@@ -37,7 +37,7 @@ func (l *regexpList) String() string {
 }
 
 func (l *regexpList) Set(v string) error {
-	re, err := regexp.Compile(v)
+	re, err := crawl.CompileFilter(v)
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,8 @@ func TestUsageErrors(t *testing.T) {
 		{"bad flag", []string{"crawl", "--no-such-flag", "http://example.org/"}, "flag provided but not defined"},
 		{"bad duration", []string{"crawl", "--delay", "soon", "http://example.org/"}, "invalid value"},
 		{"bad regexp", []string{"crawl", "--include", "(", "http://example.org/"}, "invalid value"},
+		{"empty exclude", []string{"crawl", "--exclude", "", "http://example.org/"}, "filter pattern of 0 bytes"},
+		{"empty include", []string{"crawl", "--include", "", "http://example.org/"}, "filter pattern of 0 bytes"},
 		{"zero concurrency", []string{"crawl", "--concurrency", "0", "http://example.org/"}, "--concurrency"},
 		{"huge concurrency", []string{"crawl", "--concurrency", "2147483647", "http://example.org/"}, "--concurrency must be from 1 to 256"},
 		{"depth below -1", []string{"crawl", "--max-depth", "-2", "http://example.org/"}, "--max-depth must be -1"},

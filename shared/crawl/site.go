@@ -286,13 +286,25 @@ func (s Site) validateValues() error {
 	return nil
 }
 
+// CompileFilter compiles a URL filter's pattern (a site's, or a run's
+// --include and --exclude): a regular expression of 1 to
+// MaxFilterPattern bytes. An empty one is refused: it matches every URL,
+// which no one means.
+func CompileFilter(pattern string) (*regexp.Regexp, error) {
+	if pattern == "" || len(pattern) > MaxFilterPattern {
+		return nil, fmt.Errorf("filter pattern of %d bytes: want 1 to %d", len(pattern), MaxFilterPattern)
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("filter pattern %q: %w", Truncate(pattern, 100), err)
+	}
+	return re, nil
+}
+
 // Validate checks a filter: a pattern that compiles, within its bound.
 func (f SiteFilter) Validate() error {
-	if f.Pattern == "" || len(f.Pattern) > MaxFilterPattern {
-		return fmt.Errorf("filter pattern of %d bytes: want 1 to %d", len(f.Pattern), MaxFilterPattern)
-	}
-	if _, err := regexp.Compile(f.Pattern); err != nil {
-		return fmt.Errorf("filter pattern %q: %w", Truncate(f.Pattern, 100), err)
+	if _, err := CompileFilter(f.Pattern); err != nil {
+		return err
 	}
 	if !filterTypes.valid(f.Type) {
 		return fmt.Errorf("filter type %d: want %s", int(f.Type), filterTypes.list(true))
