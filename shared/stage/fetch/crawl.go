@@ -345,9 +345,17 @@ func (f *Fetcher) stored(ctx context.Context, out *outcome, res response, finish
 	h := res.resp.Header
 	ct := h.Get("Content-Type")
 	mt := textenc.MediaType(ct)
-	if sniffed := textenc.MediaType(http.DetectContentType(res.body)); mt == "" || mt == "application/octet-stream" ||
-		mt == "text/plain" && sniffed == "text/html" {
+	sniffed := textenc.MediaType(http.DetectContentType(res.body))
+	switch {
+	case mt == "" || mt == "application/octet-stream" || mt == "text/plain" && sniffed == "text/html":
 		mt = sniffed
+	case mt == "text/plain" && textenc.LooksBinary(res.body):
+		// Binary bytes labelled text (a PDF, an archive): its sniffed type,
+		// or octet-stream, so that it is stored and not read as words.
+		mt = sniffed
+		if textenc.IsText(mt) {
+			mt = "application/octet-stream"
+		}
 	}
 	x := warc.Exchange{URL: cr.Log.URL, Date: time.Unix(res.req.TimeSent, 0), Method: http.MethodGet,
 		Proto: res.resp.Proto, Status: res.resp.StatusCode, Response: h, Body: res.body}

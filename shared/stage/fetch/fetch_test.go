@@ -503,6 +503,36 @@ func TestLinkHeaderCanonical(t *testing.T) {
 	}
 }
 
+// TestBinaryServedAsText: a body labelled text/plain whose first bytes
+// are binary (WHATWG MIME sniffing) is recorded as its sniffed type, so
+// that it is not parsed and searched as words; text stays text.
+func TestBinaryServedAsText(t *testing.T) {
+	tests := []struct {
+		name, body, want string
+	}{
+		{"text", "notes of the day\n", "text/plain"},
+		{"UTF-16 text", "\xff\xfen\x00o\x00t\x00e\x00", "text/plain"},
+		{"a PDF", "%PDF-1.4\n1 0 obj\x00\x01", "application/pdf"},
+		{"gzip", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", "application/x-gzip"},
+		{"unknown binary", "BLOB\x00\x01\x02\x03", "application/octet-stream"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/plain")
+				fmt.Fprint(w, tt.body)
+			})
+			cr, _ := newHarness(t, nil, nil).crawl(t, srv.URL+"/file", nil)
+			if cr.File == nil {
+				t.Fatalf("no file recorded (%v)", cr.Log.ExitCode)
+			}
+			if cr.File.MIMEType != tt.want {
+				t.Errorf("mimetype = %q, want %q", cr.File.MIMEType, tt.want)
+			}
+		})
+	}
+}
+
 // TestTaskAgainstCandidateState: a fetch task is fetched while its
 // candidate is queued for it, and again when the candidate shows it
 // crawled but the log has no such crawl (a store stopped between its

@@ -4,6 +4,7 @@
 package textenc
 
 import (
+	"bytes"
 	"fmt"
 	"mime"
 	"strings"
@@ -80,6 +81,30 @@ func IsHTML(mimetype string) bool {
 func IsPlainText(mimetype string) bool {
 	return mimetype == "text/plain"
 }
+
+// LooksBinary reports whether a body served as text/plain is binary by
+// the WHATWG MIME Sniffing Standard's rules for distinguishing if a
+// resource is text or binary: no UTF-16 or UTF-8 byte order mark, and a
+// binary data byte (0x00-0x08, 0x0B, 0x0E-0x1A, 0x1C-0x1F) in its first
+// 1,445 bytes. Servers label files they cannot type text/plain (Apache's
+// old DefaultType); a browser shows such a body as a download, and the
+// crawler keeps it unparsed. (net/http's DetectContentType applies the
+// same test only to a body with no type.)
+func LooksBinary(body []byte) bool {
+	if bytes.HasPrefix(body, []byte{0xFE, 0xFF}) || bytes.HasPrefix(body, []byte{0xFF, 0xFE}) ||
+		bytes.HasPrefix(body, []byte{0xEF, 0xBB, 0xBF}) {
+		return false
+	}
+	for _, b := range body[:min(len(body), sniffLen)] {
+		if b <= 0x08 || b == 0x0B || 0x0E <= b && b <= 0x1A || 0x1C <= b && b <= 0x1F {
+			return true
+		}
+	}
+	return false
+}
+
+// sniffLen is the WHATWG MIME Sniffing Standard's resource header length.
+const sniffLen = 1445
 
 // MediaType returns the lower-case media type of a Content-Type header,
 // or "" when there is none or it cannot be parsed.

@@ -1,6 +1,7 @@
 package textenc
 
 import (
+	"bytes"
 	"testing"
 	"unicode/utf8"
 )
@@ -22,6 +23,9 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(c.body), c.ct)
 	}
 	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
+		if LooksBinary(body) && bytes.HasPrefix(body, []byte{0xEF, 0xBB, 0xBF}) {
+			t.Fatalf("LooksBinary(%q): a body with a UTF-8 byte order mark is text", body)
+		}
 		text, _, err := Decode(body, contentType)
 		if err != nil {
 			return

@@ -75,3 +75,34 @@ func TestDecodeAs(t *testing.T) {
 		})
 	}
 }
+
+func TestLooksBinary(t *testing.T) {
+	pad := strings.Repeat("a", 1445)
+	tests := []struct {
+		name string
+		body string
+		want bool
+	}{
+		{"plain ASCII", "hello\r\nworld\tand a form feed\f", false},
+		{"UTF-8 words", "café naïve", false},
+		{"empty", "", false},
+		{"a NUL", "hello\x00world", true},
+		{"a PDF", "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\x0b", true},
+		{"gzip", "\x1f\x8b\x08\x00\x00\x00\x00\x00", true},
+		{"ESC is text (0x1B)", "\x1b[1mbold\x1b[0m", false},
+		{"UTF-16LE with its BOM", "\xff\xfeh\x00i\x00", false},
+		{"UTF-16BE with its BOM", "\xfe\xff\x00h\x00i", false},
+		{"UTF-8 BOM then a NUL", "\xef\xbb\xbfa\x00", false},
+		{"a binary byte past the sniffed header", pad + "\x00", false},
+		{"a binary byte at its last byte", pad[1:] + "\x01", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := LooksBinary([]byte(tt.body)); got != tt.want {
+				t.Errorf("LooksBinary(%q) = %v, want %v", head(tt.body), got, tt.want)
+			}
+		})
+	}
+}
+
+func head(s string) string { return s[:min(len(s), 40)] }
