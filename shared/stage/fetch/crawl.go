@@ -438,6 +438,7 @@ func (f *Fetcher) get(ctx context.Context, c crawl.Candidate, cfg Config) (respo
 		return fail(classify(err, cfg.Timeout))
 	}
 	defer resp.Body.Close()
+	restoreLocation(resp)
 	r.resp = resp
 	status := resp.StatusCode
 	r.req.HTTPStatusCode = &status

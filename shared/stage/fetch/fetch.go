@@ -135,6 +135,11 @@ type Fetcher struct {
 func New(store Store, bodies Bodies, q Queues, client *http.Client, polite Politeness, cfg Config, log *slog.Logger) *Fetcher {
 	c := *client
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	c.Transport = keepLocation{rt}
 	rc := *client
 	rc.CheckRedirect = func(_ *http.Request, via []*http.Request) error {
 		if len(via) > 5 {

@@ -24,6 +24,7 @@ import (
 	"github.com/serverless-crawler/crawler/shared/local/politeness"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 	"github.com/serverless-crawler/crawler/shared/web/safedial"
+	"github.com/serverless-crawler/crawler/shared/web/urlnorm"
 	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
 
@@ -675,6 +676,39 @@ func TestRecordedByAnotherDelivery(t *testing.T) {
 	if pt.BodyKey != store.other.File.BodyKey {
 		t.Errorf("the parse task reads body %s, want %s", pt.BodyKey, store.other.File.BodyKey)
 	}
+}
+
+// TestLocationByTheURLStandard: a redirect's Location that net/url
+// cannot parse but the URL Standard can is followed as the URL Standard
+// reads it, not failed as a network error by net/http's client.
+func TestLocationByTheURLStandard(t *testing.T) {
+	for _, loc := range []string{"/new", "/a%zz/b", `\bs-target`, `..\up\x`, "/sp ace"} {
+		t.Run(loc, func(t *testing.T) {
+			srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header()["Location"] = []string{loc}
+				w.WriteHeader(http.StatusFound)
+			})
+			from := srv.URL + "/dir/old"
+			cr, _ := newHarness(t, nil, nil).crawl(t, from, nil)
+			if cr.Log.ExitCode != crawl.ExitRedirect || cr.Redirect == nil {
+				t.Fatalf("exit %v (%s), redirect %+v; want a redirect", cr.Log.ExitCode, ptrStr(cr.Log.Message), cr.Redirect)
+			}
+			want, err := urlnorm.Resolve(from, loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cr.Redirect.ToURL != want.URL {
+				t.Errorf("redirect to %s, want %s", cr.Redirect.ToURL, want.URL)
+			}
+		})
+	}
+}
+
+func ptrStr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // TestRedirectHandedOnAsRecorded: a redirect's target is enqueued as the
