@@ -154,8 +154,12 @@ func (c ExitCode) Status() string {
 // 000's contentful category, which moves last_contentful_crawl_time.
 func (c ExitCode) Contentful() bool { return c >= 1 && c <= 9 }
 
-// Requested reports whether the crawl sent a request to the site.
-func (c ExitCode) Requested() bool { return c < 30 || (c >= 40 && c < 60) }
+// Requested reports whether the crawl sent a request to the site:
+// not when robots.txt or a filter kept it from being fetched, and not
+// for too-many-redirects, which is decided before the request.
+func (c ExitCode) Requested() bool {
+	return c < 30 || (c >= 40 && c < 60 && c != ExitTooManyRedirects)
+}
 
 // Failed reports whether the crawl ended in an error (seed 004 "error").
 // A failed crawl closes no entity generation, but for a 404 or a 410 of

@@ -42,6 +42,8 @@ func TestExitCodeCategories(t *testing.T) {
 		{ExitHTTPServerError, false, true, true},
 		{ExitTimeout, false, true, true},
 		{ExitTooLarge, false, true, true},
+		{ExitRedirectLoop, false, true, true},
+		{ExitTooManyRedirects, false, true, false},
 		{ExitInvalidURL, false, true, false},
 	}
 	for _, tt := range tests {

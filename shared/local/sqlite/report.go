@@ -28,8 +28,23 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 	}
 	// Crawls that sent a request (crawl.ExitCode.Requested): a URL that
 	// robots.txt or a filter kept from being fetched has none.
-	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url=?
-		AND (l.exit_code < 30 OR l.exit_code BETWEEN 40 AND 59)`, u).Scan(&s.Crawls); err != nil {
+	rows, err := d.db.QueryContext(ctx, `SELECT l.exit_code, count(*) FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url=?
+		GROUP BY l.exit_code`, u)
+	if err != nil {
+		return s, fmt.Errorf("count crawls of %s: %w", u, err)
+	}
+	for rows.Next() {
+		var code crawl.ExitCode
+		var n int
+		if err := rows.Scan(&code, &n); err != nil {
+			rows.Close()
+			return s, fmt.Errorf("count crawls of %s: %w", u, err)
+		}
+		if code.Requested() {
+			s.Crawls += n
+		}
+	}
+	if err := rows.Close(); err != nil {
 		return s, fmt.Errorf("count crawls of %s: %w", u, err)
 	}
 	var lastLog int64

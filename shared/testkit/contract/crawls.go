@@ -30,6 +30,18 @@ func crawls(t *testing.T, open Opener) {
 					t.Errorf("after %s: %d crawls, want %d", id, n, i+1)
 				}
 			}
+			// A crawl decided before its request (too many redirects)
+			// sent none, and is not counted.
+			cr := FailedCrawl(u, "crawl-4")
+			cr.Log.ExitCode, cr.Log.Message, cr.Requests = crawl.ExitTooManyRedirects, nil, nil
+			next := CrawledAs(c, cr)
+			if fresh, err := s.RecordCrawl(t.Context(), cr, &next); err != nil || !fresh {
+				t.Fatalf("RecordCrawl crawl-4 = %v, %v", fresh, err)
+			}
+			c = mustGet(t, s, u)
+			if n := mustStatus(t, s, u).Crawls; n != 3 {
+				t.Errorf("after a too-many-redirects crawl: %d crawls, want 3", n)
+			}
 			// A later PutCandidate keeps the count.
 			c.State = crawl.StateDue
 			if err := s.PutCandidate(t.Context(), c); err != nil {
