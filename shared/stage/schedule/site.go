@@ -173,6 +173,32 @@ func dueState(site *crawl.CompiledSite, discovered bool) crawl.CandidateState {
 	return crawl.StateDue
 }
 
+// rootsFree refuses a root whose prefix another site's root has: a URL
+// belongs to the site of the longest root prefix it begins with, so of
+// two sites with one prefix the second would get no URL, and its
+// filters and limits would silently decide nothing. (Two sites written
+// at once can still both pass: the check reads the sites as stored.)
+func (s *Scheduler) rootsFree(ctx context.Context, site crawl.Site) error {
+	sites, err := s.siteStore.Sites(ctx)
+	if err != nil {
+		return fmt.Errorf("manage site %s: read sites: %w", site.ID, err)
+	}
+	for _, other := range sites {
+		if other.ID == site.ID {
+			continue
+		}
+		for _, r := range site.Roots {
+			for _, o := range other.Roots {
+				if crawl.RootPrefix(r) == crawl.RootPrefix(o) {
+					return crawl.E("manage site", crawl.KindInvalid, fmt.Errorf("root %s: site %q has the root %s, of the same prefix %s (a URL belongs to one site: change that site, or give a longer root)",
+						crawl.Truncate(r, 200), other.ID, crawl.Truncate(o, 200), crawl.Truncate(crawl.RootPrefix(r), 200)))
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // ManageSite carries out a site event (add, set, disable, enable) and
 // returns the site as stored. Adding a site, or giving it new roots,
 // enqueues the roots as seeds. An event that cannot be carried out (an
@@ -240,6 +266,11 @@ func (s *Scheduler) ManageSite(ctx context.Context, ev crawl.SiteEvent) (crawl.S
 	site.UDate = now
 	if err := site.Validate(); err != nil {
 		return crawl.Site{}, crawl.E("manage site", crawl.KindInvalid, err)
+	}
+	if newRoots {
+		if err := s.rootsFree(ctx, site); err != nil {
+			return crawl.Site{}, err
+		}
 	}
 	if err := s.siteStore.PutSite(ctx, site, create); err != nil {
 		if errors.Is(err, crawl.ErrConflict) {

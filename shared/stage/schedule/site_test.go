@@ -164,15 +164,24 @@ func TestManageSiteRefusals(t *testing.T) {
 		siteEvent(crawl.SiteAdd, "bad", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://exa mple.com/"} }),
 		siteEvent(crawl.SiteAdd, "long", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://" + strings.Repeat("a", 254) + "/"} }),
 		siteEvent(crawl.SiteEnable, "", nil),
+		siteEvent(crawl.SiteAdd, "again", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.com/"} }),
+		siteEvent(crawl.SiteAdd, "again", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.com/index.html"} }),
 	} {
 		if _, err := s.ManageSite(context.Background(), ev); crawl.KindOf(err) != crawl.KindInvalid {
 			t.Errorf("%s %s: %v, want an invalid-input error", ev.Op, ev.ID, err)
 		}
 	}
-	for _, id := range []string{"bad", "long"} {
+	for _, id := range []string{"bad", "long", "again"} {
 		if site, err := db.GetSite(context.Background(), id); !errors.Is(err, crawl.ErrNotFound) {
 			t.Errorf("site %s refused, and stored: %+v, %v", id, site, err)
 		}
+	}
+	// A nested root is another prefix: allowed, the longer one winning.
+	// A site set with its own roots again is not refused by them.
+	manage(t, s, siteEvent(crawl.SiteAdd, "nested", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.com/docs/"} }))
+	manage(t, s, siteEvent(crawl.SiteSet, "docs", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.com/", "http://example.net/"} }))
+	if _, err := s.ManageSite(context.Background(), siteEvent(crawl.SiteSet, "nested", func(ev *crawl.SiteEvent) { ev.Roots = []string{"http://example.net/a"} })); crawl.KindOf(err) != crawl.KindInvalid {
+		t.Errorf("set to another site's root prefix: %v, want an invalid-input error", err)
 	}
 	if _, err := s.ManageSite(context.Background(), siteEvent(crawl.SiteSet, "nosuch", nil)); errors.Is(err, crawl.ErrNotFound) {
 		t.Errorf("an unknown site is reported as a store miss, not as the user's mistake: %v", err)
