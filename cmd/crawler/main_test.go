@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -144,9 +145,16 @@ func TestCrawlStatusSearch(t *testing.T) {
 	if strings.Contains(stderr, "not in the search index") {
 		t.Errorf("a finished crawl left pages out of the index: %s", stderr)
 	}
-	stdout, _, _ = runCLI(t, "search", "--data", data, "zzzznothing")
+	stdout, stderr, _ = runCLI(t, "search", "--data", data, "zzzznothing")
 	if !strings.Contains(stdout, "no results") {
 		t.Errorf("search for nothing printed %q", stdout)
+	}
+	if strings.Contains(stderr, "words of the query") {
+		t.Errorf("a one-word query is said to be cut: %s", stderr)
+	}
+	long := strings.Repeat("junk ", crawl.MaxQueryTerms) + "Unique"
+	if _, stderr, _ = runCLI(t, "search", "--data", data, long); !strings.Contains(stderr, fmt.Sprintf("only the first %d words", crawl.MaxQueryTerms)) {
+		t.Errorf("a query of %d words: stderr %q does not say it was cut", crawl.MaxQueryTerms+1, stderr)
 	}
 }
 

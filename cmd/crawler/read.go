@@ -130,6 +130,9 @@ func cmdSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if crawl.QueryCut(q) {
+		fmt.Fprintf(stderr, "note: only the first %d words of the query are searched (common words such as \"the\" left out first)\n", crawl.MaxQueryTerms)
+	}
 	if local, ok := db.(*sqlite.DB); ok {
 		// Pages are indexed a second at a time while a crawl runs, and
 		// the rest when it ends (sqlite.IndexPending).

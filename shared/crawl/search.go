@@ -111,6 +111,24 @@ func ChangelogTitle(title string) bool { return changelogTitle.MatchString(title
 // MaxQueryTerms bounds the words of a query that are searched.
 const MaxQueryTerms = 16
 
+// QueryCut reports whether a query has more words than are searched
+// (MaxQueryTerms, common words left out first), as the CLI tells its
+// user: words split at spaces, as the SQLite store splits them (the
+// DynamoDB store's tokenizer can only find more).
+func QueryCut(query string) bool {
+	var all, kept int
+	for _, w := range strings.Fields(query) {
+		all++
+		if !StopWord(strings.ToLower(w)) {
+			kept++
+		}
+	}
+	if kept == 0 {
+		kept = all
+	}
+	return kept > MaxQueryTerms
+}
+
 var stopWords = map[string]bool{}
 
 func init() {
