@@ -60,7 +60,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer out.Close()
 	bw := bufio.NewWriterSize(out, 1<<20)
-	n, missing, err := exportWARC(ctx, db, blobs, bw, filepath.Base(*warcPath))
+	n, missing, cut, err := exportWARC(ctx, db, blobs, bw, filepath.Base(*warcPath))
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -74,6 +74,10 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(missing) > 0 {
 		fmt.Fprintf(stderr, "warning: %d bodies were not in %s and their responses were left out, the first: %s\n",
 			len(missing), filepath.Join(*data, "blobs"), missing[0])
+	}
+	if len(cut) > 0 {
+		fmt.Fprintf(stderr, "note: %d responses whose body was not received whole (timeout, network-error, too-large, bad-content) were left out, the first: %s\n",
+			len(cut), cut[0])
 	}
 	return nil
 }
@@ -127,15 +131,20 @@ func (f removeOnClose) Close() error {
 // X-Robots-Tag, ETag, Last-Modified, Location and Content-Length; the
 // body is the one kept in the blob store, as the crawler decoded it
 // (no transfer or content coding). Responses that kept no body (a 304,
-// a 404, a redirect) are written with an empty one.
-func exportWARC(ctx context.Context, db *sqlite.DB, blobs *blobfs.Store, w io.Writer, name string) (int, []string, error) {
+// a 404, a redirect) are written with an empty one. A 2xx response whose
+// body was not received whole (a timeout, a network error, too large,
+// undecodable: nothing was kept) is left out and counted in cut, since
+// a replay tool would serve its empty record as the page.
+func exportWARC(ctx context.Context, db *sqlite.DB, blobs *blobfs.Store, w io.Writer, name string) (n int, missing, cut []string, err error) {
 	ww := warc.NewWriter(w, 0)
 	if _, err := ww.Info(name, software, time.Now().UTC()); err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
-	var n int
-	var missing []string
-	err := db.Responses(ctx, func(r sqlite.Response) error {
+	err = db.Responses(ctx, func(r sqlite.Response) error {
+		if r.Status/100 == 2 && r.BodyKey == nil && r.ExitCode.Failed() {
+			cut = append(cut, r.URL)
+			return nil
+		}
 		e := warc.Exchange{
 			URL: r.URL, Date: time.Unix(r.TimeSent, 0).UTC(), Status: r.Status,
 			Request: http.Header{}, Response: http.Header{},
@@ -172,5 +181,5 @@ func exportWARC(ctx context.Context, db *sqlite.DB, blobs *blobfs.Store, w io.Wr
 		n++
 		return ctx.Err()
 	})
-	return n, missing, err
+	return n, missing, cut, err
 }

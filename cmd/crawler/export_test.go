@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -103,5 +104,59 @@ func TestExportWARC(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "export", "--data", data); code != exitUsage || !strings.Contains(stderr, "--warc FILE") {
 		t.Errorf("export without --warc: exit %d, %s", code, stderr)
+	}
+}
+
+// TestExportLeavesOutCutBodies: a 200 whose body was not received whole
+// (the connection closed short of its Content-Length, or the body past
+// --max-resource-size) kept no body; its response is left out of the
+// export, and said so, rather than written as a complete empty page.
+func TestExportLeavesOutCutBodies(t *testing.T) {
+	bin := warcio.Bin(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, `<p>home <a href="/short">short</a> <a href="/big">big</a></p>`)
+		case "/short":
+			w.Header().Set("Content-Type", "text/html")
+			w.Header().Set("Content-Length", "1000")
+			io.WriteString(w, "<p>only the start")
+		case "/big":
+			w.Header().Set("Content-Type", "text/html")
+			io.WriteString(w, "<p>"+strings.Repeat("big ", 1000))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	data := t.TempDir()
+	if _, stderr, code := runCLI(t, "crawl", "--data", data, "--delay", "0", "--allow-private", "--max-resource-size", "2000", srv.URL+"/"); code != 0 {
+		t.Fatalf("crawl exit %d: %s", code, stderr)
+	}
+	path := filepath.Join(t.TempDir(), "crawl.warc.gz")
+	_, stderr, code := runCLI(t, "export", "--data", data, "--warc", path)
+	if code != 0 {
+		t.Fatalf("export exit %d: %s", code, stderr)
+	}
+	warcio.Check(t, bin, path)
+	got := map[string]string{}
+	for _, r := range warcio.Records(t, bin, path) {
+		if r.Type == "response" {
+			got[strings.TrimPrefix(r.URI, srv.URL)] = r.Status
+		}
+	}
+	if got["/"] != "200" {
+		t.Errorf("the whole page's response: %q, want 200 (records %v)", got["/"], got)
+	}
+	for _, p := range []string{"/short", "/big"} {
+		if s, ok := got[p]; ok {
+			t.Errorf("%s exported as %s, with no body received whole", p, s)
+		}
+	}
+	// /short's connection is retried, so it has more than one.
+	cut := countRows(t, data, `SELECT count(*) FROM request WHERE http_status_code/100 = 2 AND exit_code >= 50`)
+	if cut < 2 || !strings.Contains(stderr, strconv.Itoa(cut)+" responses whose body was not received whole") {
+		t.Errorf("export said %q, want the %d left out named", stderr, cut)
 	}
 }

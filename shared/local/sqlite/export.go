@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
 // Response is one HTTP response the crawl got, as the database keeps it:
@@ -23,6 +25,7 @@ type Response struct {
 	Location        *string // a redirect's target
 	BodyKey         *string // in the blob store; nil when no body was kept
 	UserAgent       *string // the agent's User-Agent
+	ExitCode        crawl.ExitCode
 }
 
 // Responses calls fn for every request that got an HTTP response, in the
@@ -31,7 +34,7 @@ func (d *DB) Responses(ctx context.Context, fn func(Response) error) error {
 	rows, err := d.db.QueryContext(ctx, `SELECT u.url, r.time_sent_unix_utc, r.http_status_code, r.http_etag,
 		r.server_last_modified_unix_utc, coalesce(fb.content_type, m.mimetype), fb.content_language, fb.x_robots_tag,
 		(SELECT tu.url FROM redirect rd JOIN url tu ON tu.url_id=rd.to_url_id WHERE rd.request_id=r.request_id LIMIT 1),
-		fb.body_key, a.http_user_agent
+		fb.body_key, a.http_user_agent, r.exit_code
 		FROM request r JOIN url u ON u.url_id=r.url_id
 		JOIN crawl_log l ON l.crawl_log_id=r.crawl_log_id JOIN agent a ON a.agent_id=l.agent_id
 		LEFT JOIN file f ON f.request_id=r.request_id
@@ -46,7 +49,7 @@ func (d *DB) Responses(ctx context.Context, fn func(Response) error) error {
 		var r Response
 		var etag, ctype, lang, robots, loc, key, ua sql.NullString
 		var lm sql.NullInt64
-		if err := rows.Scan(&r.URL, &r.TimeSent, &r.Status, &etag, &lm, &ctype, &lang, &robots, &loc, &key, &ua); err != nil {
+		if err := rows.Scan(&r.URL, &r.TimeSent, &r.Status, &etag, &lm, &ctype, &lang, &robots, &loc, &key, &ua, &r.ExitCode); err != nil {
 			return fmt.Errorf("read a response: %w", err)
 		}
 		r.ETag, r.ContentType, r.ContentLanguage, r.XRobotsTag = nullString(etag), nullString(ctype), nullString(lang), nullString(robots)
