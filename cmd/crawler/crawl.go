@@ -376,7 +376,7 @@ func printSummary(w io.Writer, r pipeline.Result) {
 	switch {
 	case r.StillDue && r.NextDue > time.Now().Unix():
 		// Recrawls (--recrawl-period), or URLs held for their host.
-		fmt.Fprintf(w, "  next URL due at %s (a recrawl, or a URL held while its host's robots.txt was unavailable): crawler recrawl then crawls what is due\n",
+		fmt.Fprintf(w, "  next URL due at %s (a recrawl, or a URL held while its host's robots.txt was unavailable or the host asked to wait with Retry-After): crawler recrawl then crawls what is due\n",
 			time.Unix(r.NextDue, 0).Format(time.DateTime))
 	case r.StillDue:
 		fmt.Fprintln(w, "  URLs are still due (--max-pages reached, or a host's robots.txt was unavailable): run again to continue")

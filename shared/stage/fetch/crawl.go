@@ -28,7 +28,8 @@ import (
 // outcome is a crawl to record and what follows from it.
 type outcome struct {
 	cr      crawl.Crawl
-	retryAt time.Time // robots.txt unavailable: crawl again then
+	retryAt time.Time // robots.txt unavailable, or a long Retry-After: crawl again then
+	putOff  time.Time // not requested, nothing to record: the host asked to wait until then
 }
 
 // crawl fetches one candidate and returns the crawl to record. Its error
@@ -102,6 +103,10 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	cfg := f.taskConfig(t)
 	delay := max(cfg.Delay, min(rules.CrawlDelay, f.cfg.MaxCrawlDelay))
 
+	if until, ok := f.hostBackOff(c.Host); ok {
+		out.putOff = until
+		return out, nil
+	}
 	done, err := f.polite.Wait(ctx, c.Host, delay)
 	if err != nil {
 		return out, fmt.Errorf("wait for %s: %w", c.Host, err)
@@ -126,6 +131,13 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		if err := f.polite.Sleep(ctx, c.Host, wait); err != nil {
 			return out, err
 		}
+	}
+	// A server that asks for a longer wait than a crawl waits (429,
+	// 503): this URL is due again then, and its host is sent nothing
+	// until then (hostBackOff), up to MaxBackOff.
+	if wait, ok := f.longRetryAfter(res); ok {
+		out.retryAt = f.now().Add(wait)
+		f.backOffHost(c.Host, out.retryAt)
 	}
 	// The request is over (its body read): the host is free for the next
 	// one while this response is stored and decoded.
@@ -210,6 +222,19 @@ func (f *Fetcher) retryAfter(res response, attempt int, delay time.Duration) (ti
 		return max(backoff, delay), true
 	}
 	return 0, false
+}
+
+// longRetryAfter returns the wait a 429 or 503 asked for when it is
+// longer than a crawl waits (MaxRetryAfter), at most MaxBackOff.
+func (f *Fetcher) longRetryAfter(res response) (time.Duration, bool) {
+	if res.resp == nil || res.resp.StatusCode != http.StatusTooManyRequests && res.resp.StatusCode != http.StatusServiceUnavailable {
+		return 0, false
+	}
+	ra, ok := parseRetryAfter(res.resp.Header.Get("Retry-After"), f.now())
+	if !ok || ra <= f.cfg.MaxRetryAfter {
+		return 0, false
+	}
+	return min(ra, f.cfg.MaxBackOff), true
 }
 
 // parseRetryAfter reads a Retry-After header: seconds or an HTTP date.

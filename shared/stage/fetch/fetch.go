@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -31,6 +32,9 @@ type Store interface {
 	// on the candidate for the readers to fold in (docs/aws.md).
 	RecordCrawl(ctx context.Context, cr crawl.Crawl, c *crawl.Candidate) (bool, error)
 	GetCrawl(ctx context.Context, crawlUUID string) (crawl.Crawl, error)
+	// PutCandidate writes a candidate (crawl.ErrConflict: another
+	// writer's came first): a crawl put off, not recorded.
+	PutCandidate(ctx context.Context, c crawl.Candidate) error
 }
 
 // Bodies keeps raw bodies: Keep stores a response's body and returns
@@ -83,6 +87,7 @@ type Config struct {
 	MaxRetries        int           // further attempts after a 429, 503 or transient network error
 	RetryBase         time.Duration // first backoff; doubled per attempt, plus jitter
 	MaxRetryAfter     time.Duration // longest Retry-After waited for within one crawl
+	MaxBackOff        time.Duration // longest Retry-After honoured by keeping the host's URLs waiting
 	MaxCrawlDelay     time.Duration // robots.txt Crawl-delay is honoured up to this
 	RobotsTTL         time.Duration // how long robots.txt rules are kept
 	RobotsErrorTTL    time.Duration // how long an unavailable robots.txt disallows its host
@@ -99,6 +104,7 @@ func DefaultConfig() Config {
 		MaxRetries:      2,
 		RetryBase:       500 * time.Millisecond,
 		MaxRetryAfter:   30 * time.Second,
+		MaxBackOff:      24 * time.Hour,
 		MaxCrawlDelay:   60 * time.Second,
 		RobotsTTL:       24 * time.Hour,
 		RobotsErrorTTL:  10 * time.Minute,
@@ -112,6 +118,9 @@ type Queues struct {
 
 // Fetcher is the fetch stage.
 type Fetcher struct {
+	backOffMu sync.Mutex
+	backOff   map[string]time.Time // host -> until when it asked not to be sent requests (Retry-After)
+
 	store        Store
 	bodies       Bodies
 	q            Queues
@@ -201,6 +210,9 @@ func (f *Fetcher) Handle(ctx context.Context, t crawl.FetchTask) error {
 	if err != nil {
 		return crawl.E("fetch "+t.URL, crawl.KindTransient, err)
 	}
+	if !out.putOff.IsZero() {
+		return f.putOff(ctx, c, t, out.putOff)
+	}
 	cr := out.cr
 	var settled bool // a 304 summarized as it was recorded
 	for attempt := 0; ; attempt++ {
@@ -276,7 +288,8 @@ func (f *Fetcher) afterCrawl(c crawl.Candidate, out outcome, t crawl.FetchTask) 
 	c.State = crawl.StateCrawled
 	switch {
 	case !out.retryAt.IsZero():
-		// robots.txt was unavailable: try again when its verdict expires.
+		// robots.txt was unavailable, or the server asked to wait longer
+		// than a crawl waits: try again then.
 		c.State, c.DueAt = crawl.StateDue, out.retryAt.Unix()
 	case f.recrawlPeriod(t, c) > 0:
 		// Due again after the period scaled by how often the page was
@@ -379,4 +392,46 @@ func send(ctx context.Context, s Sender, v any) error {
 		return err
 	}
 	return s.Send(ctx, b)
+}
+
+// putOff puts a crawl off until a time its host asked for (a Retry-After
+// longer than a crawl waits, answered to an earlier request of this
+// fetcher): no request is sent and no crawl recorded; the candidate is
+// due again then, under no crawl (a redelivered task is then stale).
+func (f *Fetcher) putOff(ctx context.Context, c crawl.Candidate, t crawl.FetchTask, until time.Time) error {
+	next := c
+	next.State, next.DueAt, next.CrawlUUID = crawl.StateDue, until.Unix(), ""
+	if err := f.store.PutCandidate(ctx, next); err != nil {
+		if errors.Is(err, crawl.ErrConflict) {
+			return nil // another writer moved the candidate on: its state stands
+		}
+		return fmt.Errorf("fetch %s: put off until %s: %w", t.URL, until.UTC().Format(time.RFC3339), err)
+	}
+	f.log.InfoContext(ctx, "not requested: its host asked to wait (Retry-After)", "url", t.URL, "until", until.UTC())
+	return nil
+}
+
+// hostBackOff returns until when host asked not to be sent requests, if
+// that is still to come.
+func (f *Fetcher) hostBackOff(host string) (time.Time, bool) {
+	f.backOffMu.Lock()
+	defer f.backOffMu.Unlock()
+	until, ok := f.backOff[host]
+	if ok && !f.now().Before(until) {
+		delete(f.backOff, host)
+		return time.Time{}, false
+	}
+	return until, ok
+}
+
+// backOffHost notes that host asked not to be sent requests until then.
+func (f *Fetcher) backOffHost(host string, until time.Time) {
+	f.backOffMu.Lock()
+	defer f.backOffMu.Unlock()
+	if f.backOff == nil {
+		f.backOff = map[string]time.Time{}
+	}
+	if until.After(f.backOff[host]) {
+		f.backOff[host] = until
+	}
 }

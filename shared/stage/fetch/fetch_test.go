@@ -276,17 +276,60 @@ func TestCrawlDelayHonoured(t *testing.T) {
 	}
 }
 
+// TestRetryAfterBeyondLimitIsRecorded: a Retry-After longer than a crawl
+// waits is recorded as the outcome, and honoured: the URL is due again
+// when the server said (at most MaxBackOff later), and its host is sent
+// nothing until then: a later crawl of another of its URLs sends no
+// request and records nothing, and is due again then too.
 func TestRetryAfterBeyondLimitIsRecorded(t *testing.T) {
-	hits := 0
-	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
-		hits++
-		w.Header().Set("Retry-After", "3600")
-		w.WriteHeader(http.StatusTooManyRequests)
-	})
-	h := newHarness(t, nil, nil)
-	cr, _ := h.crawl(t, srv.URL+"/busy", nil)
-	if cr.Log.ExitCode != crawl.ExitRateLimited || hits != 1 {
-		t.Errorf("exit %v after %d requests, want rate-limited after 1 (Retry-After beyond the limit)", cr.Log.ExitCode, hits)
+	tests := []struct {
+		name       string
+		status     int
+		retryAfter string
+		exit       crawl.ExitCode
+		wait       time.Duration
+	}{
+		{"429 for an hour", http.StatusTooManyRequests, "3600", crawl.ExitRateLimited, time.Hour},
+		{"503 for two minutes", http.StatusServiceUnavailable, "120", crawl.ExitHTTPServerError, 2 * time.Minute},
+		{"429 for a week, honoured a day", http.StatusTooManyRequests, "604800", crawl.ExitRateLimited, 24 * time.Hour},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var hits atomic.Int32
+			srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+				hits.Add(1)
+				w.Header().Set("Retry-After", tt.retryAfter)
+				w.WriteHeader(tt.status)
+			})
+			h := newHarness(t, nil, nil)
+			before := time.Now()
+			cr, c := h.crawl(t, srv.URL+"/busy", nil)
+			if cr.Log.ExitCode != tt.exit || hits.Load() != 1 {
+				t.Errorf("exit %v after %d requests, want %v after 1 (Retry-After beyond the limit)", cr.Log.ExitCode, hits.Load(), tt.exit)
+			}
+			due := func(c crawl.Candidate) bool {
+				at := time.Unix(c.DueAt, 0)
+				return c.State == crawl.StateDue && !at.Before(before.Add(tt.wait).Truncate(time.Second)) && !at.After(time.Now().Add(tt.wait))
+			}
+			if !due(c) {
+				t.Errorf("after the crawl: state %s, due %s; want due %s later", c.State, time.Unix(c.DueAt, 0), tt.wait)
+			}
+			ctx := context.Background()
+			other := h.queue(t, srv.URL+"/other", "other-1")
+			if err := h.f.Handle(ctx, other); err != nil {
+				t.Fatal(err)
+			}
+			if hits.Load() != 1 {
+				t.Errorf("%d requests: the host was sent one while it asked to wait", hits.Load())
+			}
+			if _, err := h.db.GetCrawl(ctx, "other-1"); !errors.Is(err, crawl.ErrNotFound) {
+				t.Errorf("a crawl put off was recorded: %v", err)
+			}
+			oc, err := h.db.GetCandidate(ctx, other.URL)
+			if err != nil || !due(oc) || oc.CrawlUUID != "" {
+				t.Errorf("the URL put off: %+v, %v; want due %s later, under no crawl", oc, err, tt.wait)
+			}
+		})
 	}
 }
 
