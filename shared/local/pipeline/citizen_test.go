@@ -75,7 +75,18 @@ func (s *citizenSite) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	switch r.URL.Path {
 	case "/robots.txt":
-		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n\nUser-agent: crawler-test\nDisallow: /private/\nDisallow: /members\n\nSitemap: "+s.URL+"/sitemap.xml\nSitemap: "+s.URL+"/sitemap.txt\n")
+		fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n\nUser-agent: crawler-test\nDisallow: /private/\nDisallow: /members\n\nSitemap: "+s.URL+"/sitemap.xml\nSitemap: "+s.URL+"/sitemap.txt\n"+
+			"Sitemap: "+s.URL+"/moved-sitemap.txt\nSitemap: "+s.URL+"/moved-sitemap.xml\n")
+	case "/moved-sitemap.txt":
+		// Sitemaps moved (to https, to www): still sitemaps where they land.
+		http.Redirect(w, r, "/sitemap-here.txt", http.StatusMovedPermanently)
+	case "/sitemap-here.txt":
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "%s/only-in-moved-text-sitemap.html\n", s.URL)
+	case "/moved-sitemap.xml":
+		http.Redirect(w, r, "/gone-sitemap.xml", http.StatusMovedPermanently)
+	case "/gone-sitemap.xml":
+		http.NotFound(w, r)
 	case "/sitemap.txt":
 		// The protocol's text format: one URL a line.
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -193,7 +204,7 @@ func TestGoodCitizen(t *testing.T) {
 			t.Errorf("%s requested %d times; it must never be", p, n)
 		}
 	}
-	for _, p := range []string{"/only-in-sitemap.html", "/only-in-text-sitemap.html", "/chain/end.html", "/flaky", "/gzip.html", "/br.html", "/deflate.html"} {
+	for _, p := range []string{"/only-in-sitemap.html", "/only-in-text-sitemap.html", "/only-in-moved-text-sitemap.html", "/chain/end.html", "/flaky", "/gzip.html", "/br.html", "/deflate.html"} {
 		if site.count(p) == 0 {
 			t.Errorf("%s was never requested", p)
 		}
@@ -230,7 +241,7 @@ func TestGoodCitizen(t *testing.T) {
 		"/missing": crawl.ExitHTTPClientError, "/error": crawl.ExitHTTPServerError, "/flaky": crawl.ExitComplete,
 		"/loop/b": crawl.ExitRedirectLoop, "/chain/1": crawl.ExitRedirect, "/chain/end.html": crawl.ExitComplete,
 		"/gzip.html": crawl.ExitComplete, "/br.html": crawl.ExitComplete, "/deflate.html": crawl.ExitComplete,
-		"/only-in-sitemap.html": crawl.ExitComplete,
+		"/only-in-sitemap.html": crawl.ExitComplete, "/gone-sitemap.xml": crawl.ExitNoSitemap,
 	} {
 		if got := exitOf(p); got != want {
 			t.Errorf("%s: exit %v, want %v", p, got, want)

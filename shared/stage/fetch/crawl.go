@@ -171,7 +171,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		return finish(crawl.ExitRedirect, "")
 	case status == http.StatusTooManyRequests:
 		return finish(crawl.ExitRateLimited, attempts("HTTP "+resp.Status, len(cr.Requests)))
-	case (status == http.StatusNotFound || status == http.StatusGone) && fromRobots(c):
+	case (status == http.StatusNotFound || status == http.StatusGone) && f.learnedFromRobots(ctx, c):
 		return finish(crawl.ExitNoSitemap, "no sitemap here: HTTP "+resp.Status)
 	case status >= 400 && status < 500:
 		return finish(crawl.ExitHTTPClientError, "HTTP "+resp.Status)
@@ -189,6 +189,22 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 func fromRobots(c crawl.Candidate) bool {
 	p, err := url.Parse(c.Parent)
 	return err == nil && p.Path == "/robots.txt" && p.RawQuery == ""
+}
+
+// learnedFromRobots reports whether c was learned from its origin's
+// robots.txt (fromRobots), or is where such a URL redirected to: a
+// sitemap moved to https or to www is a sitemap still. (A redirect's
+// target names the redirecting URL as its parent; the chain's first URL
+// is read, for redirect targets only.)
+func (f *Fetcher) learnedFromRobots(ctx context.Context, c crawl.Candidate) bool {
+	if fromRobots(c) {
+		return true
+	}
+	if c.NRedirs == 0 || c.OrigURL == "" || c.OrigURL == c.URL {
+		return false
+	}
+	o, err := f.store.GetCandidate(ctx, c.OrigURL)
+	return err == nil && fromRobots(o)
 }
 
 func attempts(msg string, n int) string {

@@ -359,7 +359,7 @@ func (f *Fetcher) forward(ctx context.Context, t crawl.FetchTask, c crawl.Candid
 	if file := cr.File; file != nil && cr.Log.ExitCode.Contentful() && Parses(file.MIMEType) {
 		pt := crawl.ParseTask{URL: t.URL, CrawlUUID: t.CrawlUUID, Hops: t.Hops, MaxDepth: t.MaxDepth,
 			BodyKey: file.BodyKey, MIMEType: file.MIMEType, ContentType: file.ContentType, ContentLanguage: file.ContentLanguage,
-			MaxLinks: t.MaxLinks, Sitemap: fromRobots(c), Crawl: carried}
+			MaxLinks: t.MaxLinks, Sitemap: textenc.IsPlainText(file.MIMEType) && f.learnedFromRobots(ctx, c), Crawl: carried}
 		pt.NoFollow, pt.NoIndex = RobotsTag(file.RobotsTag, f.cfg.UserAgent)
 		if err := send(ctx, f.q.Parse, pt); err != nil {
 			return fmt.Errorf("send parse task for %s: %w", t.URL, err)
