@@ -130,6 +130,19 @@ func putCandidate(ctx context.Context, q *wtx, c crawl.Candidate) error {
 		e := int(*c.LastCrawlExitCode)
 		exit = &e
 	}
+	if c.State == crawl.StateDue && c.SiteID != "" {
+		// Made due by a scheduler that has not yet read that its site is
+		// disabled, or suspended (for a URL found in a page): held in
+		// the same write, as PutSite and a suspension hold the site's
+		// URLs, so that it neither waits as due nor says a run has work.
+		held, err := siteHolds(ctx, q, c.SiteID, c.Parent != "")
+		if err != nil {
+			return fmt.Errorf("candidate %s: %w", c.URL, err)
+		}
+		if held {
+			c.State = crawl.StateHeld
+		}
+	}
 	if c.Version == 0 {
 		if _, err := q.ExecContext(ctx, `INSERT INTO crawl_candidate(url_id, last_crawl_time_unix_utc, last_crawl_exit_code,
 			last_contentful_crawl_time_unix_utc, last_contentful_http_etag) VALUES(?,?,?,?,?)`,
@@ -363,4 +376,19 @@ func (d *DB) ScopeHosts(ctx context.Context) ([]string, error) {
 		out = append(out, h)
 	}
 	return out, rows.Err()
+}
+
+// siteHolds reports whether a site's state holds its URLs: every one
+// while it is disabled, those found in pages while it is suspended
+// (crawl.SiteState).
+func siteHolds(ctx context.Context, q *wtx, siteID string, discovered bool) (bool, error) {
+	var st crawl.SiteState
+	err := q.QueryRowContext(ctx, `SELECT State FROM sites WHERE Id=?`, siteID).Scan(&st)
+	if notFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read state of site %s: %w", siteID, err)
+	}
+	return st == crawl.SiteDisabled || st == crawl.SiteSuspended && discovered, nil
 }

@@ -318,3 +318,50 @@ func TestDueCandidatesShareUpTo64Hosts(t *testing.T) {
 		})
 	}
 }
+
+// TestDueURLOfAHoldingSiteIsHeld: a URL made due by a scheduler that has
+// not yet read its site's state (a link admitted just after the site
+// was suspended, or while it is disabled) is held in the same write, as
+// the site's other URLs are; a URL the site's state does not hold stays
+// due.
+func TestDueURLOfAHoldingSiteIsHeld(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	for _, s := range []crawl.Site{
+		{ID: "on", State: crawl.SiteActive, Roots: []string{"http://on.example/"}},
+		{ID: "off", State: crawl.SiteDisabled, Roots: []string{"http://off.example/"}},
+		{ID: "paused", State: crawl.SiteSuspended, Roots: []string{"http://paused.example/"}},
+	} {
+		if err := db.PutSite(ctx, s, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		site, parent string
+		want         crawl.CandidateState
+	}{
+		{"on", "http://on.example/", crawl.StateDue},
+		{"off", "", crawl.StateHeld},
+		{"off", "http://off.example/", crawl.StateHeld},
+		{"paused", "", crawl.StateDue}, // enqueued by hand: a suspended site crawls it
+		{"paused", "http://paused.example/", crawl.StateHeld},
+	}
+	for i, tt := range tests {
+		u := fmt.Sprintf("http://%s.example/p%d", tt.site, i)
+		c := dueCandidate(u, 0, 1)
+		c.SiteID, c.Parent = tt.site, tt.parent
+		putNew(t, db, c)
+		if got := mustGet(t, db, u); got.State != tt.want {
+			t.Errorf("%s (site %s, parent %q): state %s, want %s", u, tt.site, tt.parent, got.State, tt.want)
+		}
+		// Made due again later (a recrawl date): the same.
+		got := mustGet(t, db, u)
+		got.State = crawl.StateDue
+		if err := db.PutCandidate(ctx, got); err != nil {
+			t.Fatal(err)
+		}
+		if again := mustGet(t, db, u); again.State != tt.want {
+			t.Errorf("%s made due again: state %s, want %s", u, again.State, tt.want)
+		}
+	}
+}
