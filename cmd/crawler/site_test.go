@@ -44,6 +44,22 @@ func TestSiteCommands(t *testing.T) {
 			counts["/about.html"], counts["/news/2024.html"])
 	}
 
+	// The filter taken off: what it kept out is crawled by the next run,
+	// though the pages that link to it are not fetched again.
+	if _, stderr, code := runCLI(t, "site", "set", "--data", data, "--no-filters", "test"); code != 0 {
+		t.Fatalf("site set --no-filters: %s", stderr)
+	}
+	if _, stderr, code := runCLI(t, crawlArgs...); code != 0 {
+		t.Fatalf("crawl after the filter was taken off: %s", stderr)
+	}
+	if counts := site.Counts(); counts["/news/2024.html"] != 1 || counts["/about.html"] != 1 {
+		t.Errorf("after the filter was taken off: /news/2024.html %d times, /about.html %d times, want 1 and 1",
+			counts["/news/2024.html"], counts["/about.html"])
+	}
+	if _, stderr, code := runCLI(t, "site", "set", "--data", data, "--exclude", `/news/`, "test"); code != 0 {
+		t.Fatalf("site set --exclude: %s", stderr)
+	}
+
 	stdout, stderr, code = runCLI(t, "site", "show", "--data", data, "--json", "test")
 	if code != 0 {
 		t.Fatalf("site show: %s", stderr)

@@ -119,6 +119,9 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 			return res, err
 		}
 	}
+	if err := r.judgeSiteFiltersAgain(ctx, st); err != nil {
+		return res, err
+	}
 	if cfg.afterResume != nil {
 		cfg.afterResume()
 	}
@@ -301,6 +304,38 @@ func (r *runner) judgeFilteredAgain(ctx context.Context, st *stages) error {
 	}
 	if admitted > 0 {
 		r.log.InfoContext(ctx, "URLs filtered by earlier runs admitted by this run's filters", "urls", admitted, "judged", len(cands))
+	}
+	return nil
+}
+
+// judgeSiteFiltersAgain admits again the URLs of sites recorded excluded
+// that their site's filters (changed since, with crawler site set) and
+// the run's let through, each as the link it was found as: a filter
+// taken off a site must not leave what it kept out excluded for good
+// (the pages that link to them answer 304, and nothing finds them
+// again). The others cost a match each, no write.
+func (r *runner) judgeSiteFiltersAgain(ctx context.Context, st *stages) error {
+	cands, err := r.d.DB.SiteExcluded(ctx)
+	if err != nil {
+		return err
+	}
+	admitted := 0
+	for _, c := range cands {
+		if !st.sched.SiteAdmits(c) {
+			continue
+		}
+		ev := crawl.EnqueueEvent{Version: crawl.EnqueueVersion, URL: c.URL, Hops: c.Hops, Parent: c.Parent, MaxDepth: c.MaxDepth,
+			NRedirs: c.NRedirs, OrigURL: c.OrigURL, RedirectChain: c.RedirectChain}
+		out, err := st.sched.Admit(ctx, ev)
+		if err != nil {
+			return fmt.Errorf("judge %s again by its site's filters: %w", c.URL, err)
+		}
+		if out == schedule.Admitted {
+			admitted++
+		}
+	}
+	if admitted > 0 {
+		r.log.InfoContext(ctx, "URLs excluded by a site's earlier filters admitted by its filters now", "urls", admitted, "judged", len(cands))
 	}
 	return nil
 }

@@ -228,6 +228,14 @@ func (d *DB) RuledOutByFilters(ctx context.Context, limit int) ([]crawl.Candidat
 		crawl.ExitTooDeep, crawl.ExitExcluded, limit)
 }
 
+// SiteExcluded returns the URLs of sites that were recorded excluded
+// (by their site's filters, or a run's): what a site's changed filters
+// may let through.
+func (d *DB) SiteExcluded(ctx context.Context) ([]crawl.Candidate, error) {
+	return d.queryCandidates(ctx, `WHERE f.state='filtered' AND f.site_id IS NOT NULL AND c.last_crawl_exit_code=? ORDER BY f.url_id`,
+		crawl.ExitExcluded)
+}
+
 // NotHandedOn returns the recorded crawls that have no crawl summary,
 // each as its URL's candidate naming that crawl (CrawlUUID): the stages
 // after the fetch have not finished them (every crawl gets its summary).

@@ -616,6 +616,15 @@ func (s *Scheduler) PassesFilters(c crawl.Candidate) bool {
 	return !out
 }
 
+// SiteAdmits reports whether c, a URL of a site, is its site's still
+// and passes the site's filters and the run's (PassesFilters): what a
+// run uses to choose which of a site's excluded URLs its changed filters
+// let through.
+func (s *Scheduler) SiteAdmits(c crawl.Candidate) bool {
+	site := s.siteOf(c.URL)
+	return site != nil && site.ID == c.SiteID && site.Admits(c.URL) && s.PassesFilters(c)
+}
+
 // claim makes a URL known before its site was added the site's, as a
 // decision on it by the site's state (dueState) does: a URL held for a
 // site must be the site's, for enabling the site to make it due again
