@@ -356,11 +356,41 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 		err = fmt.Errorf("write execution trace: %w", perr)
 	}
 	printSummary(stdout, res)
+	if err == nil {
+		seedsLeftScope(ctx, stdout, dd.DB, seeds)
+	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "crawler crawl: interrupted; run the same command again to continue")
 		return nil
 	}
 	return err
+}
+
+// seedsLeftScope says which seeds redirected out of the crawl's scope
+// (the seeds' hosts): http://example.com/ to https://www.example.com/
+// ends a crawl at once, with nothing but a redirect and an out-of-scope
+// URL in its summary, and the user is best told what to crawl instead.
+// It only reads, and says nothing when a read fails.
+func seedsLeftScope(ctx context.Context, w io.Writer, db *sqlite.DB, seeds []string) {
+	for _, s := range seeds {
+		n, err := urlnorm.Normalize(s)
+		if err != nil {
+			continue
+		}
+		c, err := db.GetCandidate(ctx, n.URL)
+		if err != nil || c.LastCrawlExitCode == nil || *c.LastCrawlExitCode != crawl.ExitRedirect || c.CrawlUUID == "" {
+			continue
+		}
+		cr, err := db.GetCrawl(ctx, c.CrawlUUID)
+		if err != nil || cr.Redirect == nil {
+			continue
+		}
+		to, err := db.GetCandidate(ctx, cr.Redirect.ToURL)
+		if err != nil || to.LastCrawlExitCode == nil || *to.LastCrawlExitCode != crawl.ExitOutOfScope {
+			continue
+		}
+		fmt.Fprintf(w, "  note: %s redirects to %s, outside the crawl's scope (its seeds' hosts): crawl that URL instead\n", n.URL, cr.Redirect.ToURL)
+	}
 }
 
 // printSummary prints pages by outcome, bytes, time and speed.

@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -585,5 +587,29 @@ func TestHitTitles(t *testing.T) {
 		if !strings.HasPrefix(b.String(), tt.want) {
 			t.Errorf("%s with title %q: %q, want it to start %q", tt.url, tt.title, b.String(), tt.want)
 		}
+	}
+}
+
+// TestSeedLeavingScopeIsNamed: a seed that redirects to another host
+// (http://example.com/ to https://www.example.com/) ends the crawl at
+// once; the summary says so, and names the URL to crawl instead.
+func TestSeedLeavingScopeIsNamed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if host, port, _ := strings.Cut(r.Host, ":"); host == "127.0.0.1" {
+			http.Redirect(w, r, "http://localhost:"+port+"/home", http.StatusMovedPermanently)
+			return
+		}
+		fmt.Fprint(w, "<p>home</p>")
+	}))
+	defer srv.Close()
+	stdout, stderr, code := runCLI(t, "crawl", "--data", t.TempDir(), "--delay", "0", "--allow-private", "--quiet", srv.URL+"/")
+	want := "note: " + srv.URL + "/ redirects to " + strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) + "/home, outside the crawl's scope"
+	if code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d, stdout %q (stderr %q); want the note %q", code, stdout, stderr, want)
+	}
+	// A seed that stays in scope gets no note.
+	stdout, _, _ = runCLI(t, "crawl", "--data", t.TempDir(), "--delay", "0", "--allow-private", "--quiet", strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)+"/")
+	if strings.Contains(stdout, "note:") {
+		t.Errorf("a seed in scope: %q", stdout)
 	}
 }
