@@ -69,7 +69,7 @@ type siteFlags struct {
 	maxURLsFromPage                                   int64
 	delay, timeout, recrawlPeriod                     time.Duration
 	urlType, state                                    string
-	include, exclude                                  stringList
+	include, exclude, includeMedia, excludeMedia      stringList
 	noFilters                                         bool
 }
 
@@ -94,6 +94,8 @@ func (f *siteFlags) register(fs *flag.FlagSet, op crawl.SiteOp) {
 	fs.StringVar(&f.urlType, "url-type", "regular", "which links to follow: regular (within the site), single (none), collect-all (also those leaving every site, one hop)")
 	fs.Var(&f.include, "include", "crawl only the site's URLs matching this `regexp` (repeatable; replaces the site's filters)")
 	fs.Var(&f.exclude, "exclude", "do not crawl the site's URLs matching this `regexp` (repeatable; replaces the site's filters)")
+	fs.Var(&f.includeMedia, "include-media", "a media filter (seed 001 mode media: stored and shown, decides nothing) including this `regexp` (repeatable; replaces the site's filters)")
+	fs.Var(&f.excludeMedia, "exclude-media", "a media filter (seed 001 mode media: stored and shown, decides nothing) excluding this `regexp` (repeatable; replaces the site's filters)")
 	if op == crawl.SiteSet {
 		fs.StringVar(&f.state, "state", "", "set the state: active, disabled or suspended")
 		fs.BoolVar(&f.noFilters, "no-filters", false, "remove every filter of the site")
@@ -137,13 +139,19 @@ func (f *siteFlags) event(fs *flag.FlagSet, op crawl.SiteOp) (crawl.SiteEvent, e
 	if given["state"] {
 		ev.State = &f.state
 	}
-	if given["include"] || given["exclude"] || f.noFilters {
+	if given["include"] || given["exclude"] || given["include-media"] || given["exclude-media"] || f.noFilters {
 		filters := []crawl.SiteFilter{}
-		for _, p := range f.include {
-			filters = append(filters, crawl.SiteFilter{Pattern: p, Type: crawl.FilterInclude})
-		}
-		for _, p := range f.exclude {
-			filters = append(filters, crawl.SiteFilter{Pattern: p, Type: crawl.FilterExclude})
+		for _, l := range []struct {
+			patterns stringList
+			typ      crawl.FilterType
+			mode     crawl.FilterMode
+		}{
+			{f.include, crawl.FilterInclude, crawl.FilterURLs}, {f.exclude, crawl.FilterExclude, crawl.FilterURLs},
+			{f.includeMedia, crawl.FilterInclude, crawl.FilterMedia}, {f.excludeMedia, crawl.FilterExclude, crawl.FilterMedia},
+		} {
+			for _, p := range l.patterns {
+				filters = append(filters, crawl.SiteFilter{Pattern: p, Type: l.typ, Mode: l.mode})
+			}
 		}
 		ev.Filters = &filters
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
 )
 
@@ -56,8 +57,8 @@ func TestSiteCommands(t *testing.T) {
 		t.Errorf("after the filter was taken off: /news/2024.html %d times, /about.html %d times, want 1 and 1",
 			counts["/news/2024.html"], counts["/about.html"])
 	}
-	if _, stderr, code := runCLI(t, "site", "set", "--data", data, "--exclude", `/news/`, "test"); code != 0 {
-		t.Fatalf("site set --exclude: %s", stderr)
+	if _, stderr, code := runCLI(t, "site", "set", "--data", data, "--exclude", `/news/`, "--exclude-media", `\.jpg$`, "test"); code != 0 {
+		t.Fatalf("site set --exclude --exclude-media: %s", stderr)
 	}
 
 	stdout, stderr, code = runCLI(t, "site", "show", "--data", data, "--json", "test")
@@ -69,8 +70,12 @@ func TestSiteCommands(t *testing.T) {
 		t.Fatalf("site show --json: %v\n%s", err, stdout)
 	}
 	if v.ID != "test" || v.State != "active" || v.Priority != 4 || v.MaxErrors != 50 || v.RequestDelayMS != 2 ||
-		len(v.Filters) != 1 || v.Resources == 0 || v.CollectedURLs == 0 || v.Created == "" {
+		len(v.Filters) != 2 || v.Resources == 0 || v.CollectedURLs == 0 || v.Created == "" {
 		t.Errorf("site show: %+v", v)
+	}
+	if len(v.Filters) == 2 && (v.Filters[0] != crawl.SiteFilter{Pattern: `/news/`, Type: crawl.FilterExclude, Mode: crawl.FilterURLs} ||
+		v.Filters[1] != crawl.SiteFilter{Pattern: `\.jpg$`, Type: crawl.FilterExclude, Mode: crawl.FilterMedia}) {
+		t.Errorf("site filters: %+v, want /news/ (urls) and \\.jpg$ (media), both exclude", v.Filters)
 	}
 	stdout, _, code = runCLI(t, "site", "list", "--data", data)
 	if code != 0 || !strings.Contains(stdout, "test") || !strings.Contains(stdout, site.URL+"/") {
