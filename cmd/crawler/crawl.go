@@ -358,6 +358,9 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 	printSummary(stdout, res)
 	if err == nil {
 		seedsLeftScope(ctx, stdout, dd.DB, seeds)
+		if f.recrawl {
+			sitesNotRecrawled(ctx, stdout, dd.DB)
+		}
 	}
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintln(stderr, "crawler crawl: interrupted; run the same command again to continue")
@@ -390,6 +393,23 @@ func seedsLeftScope(ctx context.Context, w io.Writer, db *sqlite.DB, seeds []str
 			continue
 		}
 		fmt.Fprintf(w, "  note: %s redirects to %s, outside the crawl's scope (its seeds' hosts): crawl that URL instead\n", n.URL, cr.Redirect.ToURL)
+	}
+}
+
+// sitesNotRecrawled names the sites whose URLs --recrawl left alone: a
+// disabled site's URLs stay held and a suspended site is not recrawled
+// (sqlite.DB.MarkAllDue), which a user who asked for everything again
+// is best told. It only reads, and says nothing when the read fails.
+func sitesNotRecrawled(ctx context.Context, w io.Writer, db *sqlite.DB) {
+	sites, err := db.Sites(ctx)
+	if err != nil {
+		return
+	}
+	for _, s := range sites {
+		if s.State != crawl.SiteActive {
+			fmt.Fprintf(w, "  note: --recrawl left the URLs of site %s (%s) as they were: enable it (crawler site enable %s) and run --recrawl again to recrawl them\n",
+				s.ID, s.State, s.ID)
+		}
 	}
 }
 

@@ -33,6 +33,9 @@ func TestSiteCommands(t *testing.T) {
 	if _, stderr, code := runCLI(t, crawlArgs...); code != 0 || len(site.Requests()) != 0 {
 		t.Fatalf("a crawl of a disabled site: exit %d, %d requests (%s)", code, len(site.Requests()), stderr)
 	}
+	if stdout, stderr, code := runCLI(t, append(crawlArgs, "--recrawl")...); code != 0 || !strings.Contains(stdout, "note: --recrawl left the URLs of site test (disabled)") {
+		t.Errorf("--recrawl with the site disabled: exit %d, stdout %q, stderr %q; want a note naming the site", code, stdout, stderr)
+	}
 	if _, stderr, code := runCLI(t, "site", "enable", "--data", data, "test"); code != 0 {
 		t.Fatalf("site enable: %s", stderr)
 	}
