@@ -37,9 +37,14 @@ def plurals(w):
 def quote(w):
     return '"' + w.replace('"', '""') + '"'
 
+WORD = re.compile(r"[^\W_]+")  # crawl.WordRune: letters and digits
+
 def query_words(s):
-    all_, kept = [], []
-    for w in s.replace("\x00", " ").split():
+    all_, kept, seen = [], [], set()
+    for w in WORD.findall(s):
+        if w.lower() in seen:
+            continue
+        seen.add(w.lower())
         qw = [quote(w)] + [quote(sg) for sg in singulars(w)]
         all_.append(qw)
         if w.lower() not in STOP:

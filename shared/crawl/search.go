@@ -108,16 +108,25 @@ var changelogTitle = regexp.MustCompile(`(?i)\b(changelog|change log|release not
 // release notes (changelogTitle).
 func ChangelogTitle(title string) bool { return changelogTitle.MatchString(title) }
 
+// WordRune reports whether r is part of a word, as the search indexes
+// cut text into words (FTS5's unicode61 tokenizer; the DynamoDB store's
+// own): letters and digits, and a combining mark inside a word. Both
+// homes cut a query the same way, so "lru_cache" or "pl/pgsql" is two
+// words in either, each of which finds a page.
+func WordRune(r rune, inWord bool) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || inWord && unicode.Is(unicode.Mn, r)
+}
+
 // MaxQueryTerms bounds the words of a query that are searched.
 const MaxQueryTerms = 16
 
 // QueryCut reports whether a query has more words than are searched
 // (MaxQueryTerms, common words left out first), as the CLI tells its
-// user: words split at spaces, as the SQLite store splits them (the
-// DynamoDB store's tokenizer can only find more).
+// user: words cut as both stores cut them (WordRune; a word written
+// twice counted each time).
 func QueryCut(query string) bool {
 	var all, kept int
-	for _, w := range strings.Fields(query) {
+	for _, w := range strings.FieldsFunc(query, func(r rune) bool { return !WordRune(r, true) }) {
 		all++
 		if !StopWord(strings.ToLower(w)) {
 			kept++

@@ -663,7 +663,7 @@ func searchTokens(s string, f func(start, end int, token string)) {
 		start, ascii = -1, true
 	}
 	for i, r := range s {
-		if unicode.IsLetter(r) || unicode.IsNumber(r) || (start >= 0 && unicode.Is(unicode.Mn, r)) {
+		if crawl.WordRune(r, start >= 0) {
 			if start < 0 {
 				start = i
 			}

@@ -110,9 +110,12 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 // reads them from the row's header without the text), a changelog by
 // its title (changelogFunc).
 func (d *DB) Search(ctx context.Context, query string, limit int) ([]crawl.SearchHit, error) {
-	words := queryWords(query)
-	if len(words) == 0 {
+	if strings.TrimSpace(strings.ReplaceAll(query, "\x00", " ")) == "" {
 		return nil, crawl.E("search", crawl.KindInvalid, fmt.Errorf("empty query"))
+	}
+	words := queryWords(query)
+	if len(words) == 0 || limit == 0 {
+		return nil, nil // no word ("*", "--"): no page holds one, as in the DynamoDB store
 	}
 	if d.w != nil {
 		// What has been summarized is searched (see index.go). A

@@ -25,21 +25,28 @@ func (w queryWord) titleMatch() string {
 	return "(" + strings.Join(forms, " OR ") + ")"
 }
 
-// queryWords are a query's words, without the common English words
-// unless nothing else is left; a plural word also has its singular as a
-// form (crawl.Singulars).
+// queryWords are a query's words, cut as the index cuts text
+// (crawl.WordRune: "pl/pgsql" is two words, as the DynamoDB store has
+// them), without the common English words unless nothing else is left;
+// a plural word also has its singular as a form (crawl.Singulars). A
+// word appears once. (Before 2026-11-30 each run of non-spaces was one
+// word, an FTS5 phrase: "zephyrword/oscar" found no page that did not
+// hold both side by side.)
 func queryWords(s string) []queryWord {
 	var all, kept []queryWord
-	// A NUL would end the FTS5 expression's string inside a quoted word
-	// ("unterminated string"): it separates words, as the index's
-	// tokenizer takes it.
-	for _, w := range strings.Fields(strings.ReplaceAll(s, "\x00", " ")) {
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !crawl.WordRune(r, true) }) {
+		l := strings.ToLower(w)
+		if seen[l] {
+			continue
+		}
+		seen[l] = true
 		qw := queryWord{quote(w)}
 		for _, sg := range crawl.Singulars(w) {
 			qw = append(qw, quote(sg))
 		}
 		all = append(all, qw)
-		if !crawl.StopWord(strings.ToLower(w)) {
+		if !crawl.StopWord(l) {
 			kept = append(kept, qw)
 		}
 	}

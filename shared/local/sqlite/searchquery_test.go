@@ -14,7 +14,10 @@ func TestQueryWords(t *testing.T) {
 		{"sort a list of dictionaries", []queryWord{{`"sort"`}, {`"list"`}, {`"dictionaries"`, `"dictionary"`, `"dictionarie"`}}},
 		{"the classes", []queryWord{{`"classes"`, `"class"`, `"classe"`}}},
 		{"at the", []queryWord{{`"at"`}, {`"the"`}}},
-		{`say "hi"`, []queryWord{{`"say"`}, {`"""hi"""`}}},
+		{`say "hi"`, []queryWord{{`"say"`}, {`"hi"`}}},
+		{"lru_cache pl/pgsql", []queryWord{{`"lru"`}, {`"cache"`}, {`"pl"`}, {`"pgsql"`}}},
+		{"copy Copy COPY", []queryWord{{`"copy"`}}},
+		{"*^--", nil},
 		{"   ", nil},
 	} {
 		if got := queryWords(tt.query); !reflect.DeepEqual(got, tt.want) {

@@ -304,6 +304,8 @@ func search(t *testing.T, open Opener) {
 		{"punctuation cannot break the query", `"lamps" AND (`, 10, []string{lamps}},
 		{"a NUL byte separates words", "lighthouse\x00oil", 10, []string{lamps, tower}},
 		{"no match", "airship", 10, []string{}},
+		{"words joined by punctuation are each a word", "lighthouse/airship", 10, []string{tower, lamps}},
+		{"no word at all", "*^--", 10, []string{}},
 		{"a plural finds its singular", "threads", 10, []string{threads}},
 		{"a singular does not find plurals", "lamp", 10, []string{}},
 		{"query words close together rank first", "copy file", 10, []string{copyNear, copyFar}},
