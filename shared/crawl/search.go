@@ -122,11 +122,16 @@ const MaxQueryTerms = 16
 
 // QueryCut reports whether a query has more words than are searched
 // (MaxQueryTerms, common words left out first), as the CLI tells its
-// user: words cut as both stores cut them (WordRune; a word written
-// twice counted each time).
+// user: words cut as both stores cut them (WordRune), each once.
 func QueryCut(query string) bool {
 	var all, kept int
+	seen := map[string]bool{}
 	for _, w := range strings.FieldsFunc(query, func(r rune) bool { return !WordRune(r, true) }) {
+		w = strings.ToLower(w)
+		if seen[w] {
+			continue // both stores search a word once
+		}
+		seen[w] = true
 		all++
 		if !StopWord(strings.ToLower(w)) {
 			kept++

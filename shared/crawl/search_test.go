@@ -1,7 +1,9 @@
 package crawl
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -92,6 +94,27 @@ func TestSourceListing(t *testing.T) {
 	} {
 		if got := SourceListing(tt.text, tt.code); got != tt.want {
 			t.Errorf("SourceListing(%d, %d) = %v, want %v", tt.text, tt.code, got, tt.want)
+		}
+	}
+}
+
+func TestQueryCut(t *testing.T) {
+	var distinct []string
+	for i := range MaxQueryTerms + 1 {
+		distinct = append(distinct, fmt.Sprintf("word%c", 'a'+i))
+	}
+	for _, tt := range []struct {
+		query string
+		want  bool
+	}{
+		{strings.Join(distinct[:MaxQueryTerms], " "), false},
+		{strings.Join(distinct, " "), true},
+		{strings.Join(distinct, "/"), true},
+		{strings.Repeat("copy ", MaxQueryTerms+5), false},
+		{strings.Join(distinct[:MaxQueryTerms], " ") + " the of and", false},
+	} {
+		if got := QueryCut(tt.query); got != tt.want {
+			t.Errorf("QueryCut(%q) = %v, want %v", tt.query, got, tt.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -103,8 +104,18 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	cfg := f.taskConfig(t)
 	delay := max(cfg.Delay, min(rules.CrawlDelay, f.cfg.MaxCrawlDelay))
 
-	if until, ok := f.hostBackOff(c.Host); ok {
-		out.putOff = until
+	// A host that asked to wait is sent nothing until then: a first
+	// crawl or recrawl (queued) is put off. A fetch again of a crawl
+	// recorded without its log is not: putting it off would lose that
+	// crawl's log, and its one request is answered the same way.
+	backedOff := func() bool {
+		until, ok := f.hostBackOff(c.Host)
+		if ok && c.State == crawl.StateQueued {
+			out.putOff = until
+		}
+		return !out.putOff.IsZero()
+	}
+	if backedOff() {
 		return out, nil
 	}
 	done, err := f.polite.Wait(ctx, c.Host, delay)
@@ -112,6 +123,11 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		return out, fmt.Errorf("wait for %s: %w", c.Host, err)
 	}
 	defer done()
+	if backedOff() {
+		// The host answered "wait" to the request before this one, while
+		// this one waited for its turn.
+		return out, nil
+	}
 	// The crawl starts when its host's turn comes: the wait is the
 	// politeness queue's, not the crawl's (a report's slowest crawls
 	// ranked the delay between a host's requests, not slow pages).
@@ -136,7 +152,9 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	// 503): this URL is due again then, and its host is sent nothing
 	// until then (hostBackOff), up to MaxBackOff.
 	if wait, ok := f.longRetryAfter(res); ok {
-		out.retryAt = f.now().Add(wait)
+		// Up to a whole second: due times are stored in seconds, and a
+		// URL released in the last part second would be put off again.
+		out.retryAt = f.now().Add(wait).Add(time.Second - 1).Truncate(time.Second)
 		f.backOffHost(c.Host, out.retryAt)
 	}
 	// The request is over (its body read): the host is free for the next
@@ -189,6 +207,23 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 func fromRobots(c crawl.Candidate) bool {
 	p, err := url.Parse(c.Parent)
 	return err == nil && p.Path == "/robots.txt" && p.RawQuery == ""
+}
+
+// apacheText reports whether a Content-Type is one the WHATWG MIME
+// Sniffing Standard tests for binary bytes (its "check-for-apache-bug
+// flag"): text/plain bare, or with the charset ISO-8859-1 or UTF-8,
+// what servers send for files they cannot type. A body labelled as
+// UTF-16 holds NUL bytes and is text.
+func apacheText(contentType string) bool {
+	_, params, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return true
+	}
+	if len(params) == 0 {
+		return true
+	}
+	cs, ok := params["charset"]
+	return ok && len(params) == 1 && (strings.EqualFold(cs, "iso-8859-1") || strings.EqualFold(cs, "utf-8"))
 }
 
 // learnedFromRobots reports whether c was learned from its origin's
@@ -390,7 +425,7 @@ func (f *Fetcher) stored(ctx context.Context, out *outcome, res response, finish
 	switch {
 	case mt == "" || mt == "application/octet-stream" || mt == "text/plain" && sniffed == "text/html":
 		mt = sniffed
-	case mt == "text/plain" && textenc.LooksBinary(res.body):
+	case mt == "text/plain" && apacheText(ct) && textenc.LooksBinary(res.body):
 		// Binary bytes labelled text (a PDF, an archive): its sniffed type,
 		// or octet-stream, so that it is stored and not read as words.
 		mt = sniffed

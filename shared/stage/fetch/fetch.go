@@ -399,16 +399,26 @@ func send(ctx context.Context, s Sender, v any) error {
 // fetcher): no request is sent and no crawl recorded; the candidate is
 // due again then, under no crawl (a redelivered task is then stale).
 func (f *Fetcher) putOff(ctx context.Context, c crawl.Candidate, t crawl.FetchTask, until time.Time) error {
-	next := c
-	next.State, next.DueAt, next.CrawlUUID = crawl.StateDue, until.Unix(), ""
-	if err := f.store.PutCandidate(ctx, next); err != nil {
-		if errors.Is(err, crawl.ErrConflict) {
-			return nil // another writer moved the candidate on: its state stands
+	for attempt := 0; ; attempt++ {
+		next := c
+		next.State, next.DueAt, next.CrawlUUID = crawl.StateDue, until.Unix(), ""
+		err := f.store.PutCandidate(ctx, next)
+		if err == nil {
+			f.log.InfoContext(ctx, "not requested: its host asked to wait (Retry-After)", "url", t.URL, "until", until.UTC())
+			return nil
 		}
-		return fmt.Errorf("fetch %s: put off until %s: %w", t.URL, until.UTC().Format(time.RFC3339), err)
+		if !errors.Is(err, crawl.ErrConflict) || attempt >= 4 {
+			return fmt.Errorf("fetch %s: put off until %s: %w", t.URL, until.UTC().Format(time.RFC3339), err)
+		}
+		// Written meanwhile (an admission found it again): put off what
+		// is there, while it is still queued for this task's crawl.
+		if c, err = f.store.GetCandidate(ctx, t.URL); err != nil {
+			return fmt.Errorf("fetch %s: re-read candidate: %w", t.URL, err)
+		}
+		if c.State != crawl.StateQueued || c.CrawlUUID != t.CrawlUUID {
+			return nil // moved on: its state stands
+		}
 	}
-	f.log.InfoContext(ctx, "not requested: its host asked to wait (Retry-After)", "url", t.URL, "until", until.UTC())
-	return nil
 }
 
 // hostBackOff returns until when host asked not to be sent requests, if
@@ -430,6 +440,12 @@ func (f *Fetcher) backOffHost(host string, until time.Time) {
 	defer f.backOffMu.Unlock()
 	if f.backOff == nil {
 		f.backOff = map[string]time.Time{}
+	}
+	now := f.now()
+	for h, u := range f.backOff {
+		if !now.Before(u) {
+			delete(f.backOff, h) // a long-lived fetcher meets many hosts
+		}
 	}
 	if until.After(f.backOff[host]) {
 		f.backOff[host] = until

@@ -309,7 +309,7 @@ func TestRetryAfterBeyondLimitIsRecorded(t *testing.T) {
 			}
 			due := func(c crawl.Candidate) bool {
 				at := time.Unix(c.DueAt, 0)
-				return c.State == crawl.StateDue && !at.Before(before.Add(tt.wait).Truncate(time.Second)) && !at.After(time.Now().Add(tt.wait))
+				return c.State == crawl.StateDue && !at.Before(before.Add(tt.wait).Truncate(time.Second)) && !at.After(time.Now().Add(tt.wait+time.Second))
 			}
 			if !due(c) {
 				t.Errorf("after the crawl: state %s, due %s; want due %s later", c.State, time.Unix(c.DueAt, 0), tt.wait)
@@ -330,6 +330,84 @@ func TestRetryAfterBeyondLimitIsRecorded(t *testing.T) {
 				t.Errorf("the URL put off: %+v, %v; want due %s later, under no crawl", oc, err, tt.wait)
 			}
 		})
+	}
+}
+
+// TestBackOffHoldsWaitingTasks: crawls that wait for the host's turn
+// while it answers "wait an hour" send nothing once their turn comes:
+// one request in all.
+func TestBackOffHoldsWaitingTasks(t *testing.T) {
+	var hits atomic.Int32
+	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		time.Sleep(20 * time.Millisecond) // the others queue at the host's slot meanwhile
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
+	h := newHarness(t, nil, nil)
+	ctx := context.Background()
+	var tasks []crawl.FetchTask
+	for i := range 4 {
+		tasks = append(tasks, h.queue(t, fmt.Sprintf("%s/p%d", srv.URL, i), fmt.Sprintf("c%d", i)))
+	}
+	var wg sync.WaitGroup
+	for _, task := range tasks {
+		wg.Go(func() {
+			if err := h.f.Handle(ctx, task); err != nil {
+				t.Errorf("handle %s: %v", task.URL, err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := hits.Load(); n != 1 {
+		t.Errorf("%d requests; the host asked to wait after the first", n)
+	}
+	for _, task := range tasks {
+		if c, err := h.db.GetCandidate(ctx, task.URL); err != nil || c.State != crawl.StateDue {
+			t.Errorf("%s: %+v, %v; want due", task.URL, c, err)
+		}
+	}
+}
+
+// bumpingStore writes the candidate once (as an admission would) just
+// before the first PutCandidate it is asked for, which then loses.
+type bumpingStore struct {
+	Store
+	bumped bool
+}
+
+func (s *bumpingStore) PutCandidate(ctx context.Context, c crawl.Candidate) error {
+	if !s.bumped {
+		s.bumped = true
+		cur, err := s.Store.GetCandidate(ctx, c.URL)
+		if err != nil {
+			return err
+		}
+		cur.Priority++
+		if err := s.Store.PutCandidate(ctx, cur); err != nil {
+			return err
+		}
+	}
+	return s.Store.PutCandidate(ctx, c)
+}
+
+// TestPutOffAfterAConflict: a crawl put off whose candidate was written
+// meanwhile is put off all the same, not left queued with no task.
+func TestPutOffAfterAConflict(t *testing.T) {
+	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+	})
+	h := newHarness(t, nil, nil)
+	h.crawl(t, srv.URL+"/first", nil)
+	ctx := context.Background()
+	task := h.queue(t, srv.URL+"/second", "second-1")
+	h.f.store = &bumpingStore{Store: h.db}
+	if err := h.f.Handle(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := h.db.GetCandidate(ctx, task.URL); err != nil || c.State != crawl.StateDue || c.CrawlUUID != "" || c.Priority != 1 {
+		t.Errorf("after a lost write: %+v, %v; want due under no crawl, with the other writer's priority", c, err)
 	}
 }
 
@@ -552,18 +630,20 @@ func TestLinkHeaderCanonical(t *testing.T) {
 // that it is not parsed and searched as words; text stays text.
 func TestBinaryServedAsText(t *testing.T) {
 	tests := []struct {
-		name, body, want string
+		name, ct, body, want string
 	}{
-		{"text", "notes of the day\n", "text/plain"},
-		{"UTF-16 text", "\xff\xfen\x00o\x00t\x00e\x00", "text/plain"},
-		{"a PDF", "%PDF-1.4\n1 0 obj\x00\x01", "application/pdf"},
-		{"gzip", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", "application/x-gzip"},
-		{"unknown binary", "BLOB\x00\x01\x02\x03", "application/octet-stream"},
+		{"text", "text/plain", "notes of the day\n", "text/plain"},
+		{"UTF-16 text", "text/plain", "\xff\xfen\x00o\x00t\x00e\x00", "text/plain"},
+		{"UTF-16 text named so, no byte order mark", "text/plain; charset=utf-16le", "n\x00o\x00t\x00e\x00", "text/plain"},
+		{"a PDF", "text/plain", "%PDF-1.4\n1 0 obj\x00\x01", "application/pdf"},
+		{"a PDF labelled UTF-8 text", "text/plain; charset=UTF-8", "%PDF-1.4\n1 0 obj\x00\x01", "application/pdf"},
+		{"gzip", "text/plain; charset=iso-8859-1", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", "application/x-gzip"},
+		{"unknown binary", "text/plain", "BLOB\x00\x01\x02\x03", "application/octet-stream"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "text/plain")
+				w.Header().Set("Content-Type", tt.ct)
 				fmt.Fprint(w, tt.body)
 			})
 			cr, _ := newHarness(t, nil, nil).crawl(t, srv.URL+"/file", nil)

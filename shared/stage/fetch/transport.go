@@ -37,8 +37,12 @@ type keepLocation struct{ rt http.RoundTripper }
 
 func (k keepLocation) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := k.rt.RoundTrip(req)
-	if err != nil || resp.StatusCode < 300 || resp.StatusCode > 399 {
+	if err != nil {
 		return resp, err
+	}
+	resp.Header.Del(keptLocation) // only ever ours
+	if resp.StatusCode < 300 || resp.StatusCode > 399 {
+		return resp, nil
 	}
 	if loc := resp.Header.Get("Location"); loc != "" {
 		if _, perr := req.URL.Parse(loc); perr != nil {
