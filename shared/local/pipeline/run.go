@@ -308,34 +308,45 @@ func (r *runner) judgeFilteredAgain(ctx context.Context, st *stages) error {
 	return nil
 }
 
-// judgeSiteFiltersAgain admits again the URLs of sites recorded excluded
-// that their site's filters (changed since, with crawler site set) and
-// the run's let through, each as the link it was found as: a filter
-// taken off a site must not leave what it kept out excluded for good
-// (the pages that link to them answer 304, and nothing finds them
-// again). The others cost a match each, no write.
+// judgeSiteFiltersAgain admits again, for each site changed since it
+// last did (crawler site set: its filters, say), the site's URLs
+// recorded excluded that the site's filters and the run's now let
+// through, each as the link it was found as: a filter taken off a site
+// must not leave what it kept out excluded for good (the pages that
+// link to them answer 304, and nothing finds them again). A site not
+// changed since costs a read of its row; the URLs still kept out cost a
+// match each, no write.
 func (r *runner) judgeSiteFiltersAgain(ctx context.Context, st *stages) error {
-	cands, err := r.d.DB.SiteExcluded(ctx)
+	changed, err := r.d.DB.SitesToJudge(ctx)
 	if err != nil {
 		return err
 	}
-	admitted := 0
-	for _, c := range cands {
-		if !st.sched.SiteAdmits(c) {
-			continue
-		}
-		ev := crawl.EnqueueEvent{Version: crawl.EnqueueVersion, URL: c.URL, Hops: c.Hops, Parent: c.Parent, MaxDepth: c.MaxDepth,
-			NRedirs: c.NRedirs, OrigURL: c.OrigURL, RedirectChain: c.RedirectChain}
-		out, err := st.sched.Admit(ctx, ev)
+	for _, site := range changed {
+		cands, err := r.d.DB.SiteExcluded(ctx, site.ID)
 		if err != nil {
-			return fmt.Errorf("judge %s again by its site's filters: %w", c.URL, err)
+			return err
 		}
-		if out == schedule.Admitted {
-			admitted++
+		admitted := 0
+		for _, c := range cands {
+			if !st.sched.SiteAdmits(c) {
+				continue
+			}
+			ev := crawl.EnqueueEvent{Version: crawl.EnqueueVersion, URL: c.URL, Hops: c.Hops, Parent: c.Parent, MaxDepth: c.MaxDepth,
+				NRedirs: c.NRedirs, OrigURL: c.OrigURL, RedirectChain: c.RedirectChain}
+			out, err := st.sched.Admit(ctx, ev)
+			if err != nil {
+				return fmt.Errorf("judge %s again by its site's filters: %w", c.URL, err)
+			}
+			if out == schedule.Admitted {
+				admitted++
+			}
 		}
-	}
-	if admitted > 0 {
-		r.log.InfoContext(ctx, "URLs excluded by a site's earlier filters admitted by its filters now", "urls", admitted, "judged", len(cands))
+		if err := r.d.DB.SiteJudged(ctx, site); err != nil {
+			return err
+		}
+		if admitted > 0 {
+			r.log.InfoContext(ctx, "URLs a site's earlier filters excluded, admitted by its filters now", "site", site.ID, "urls", admitted, "judged", len(cands))
+		}
 	}
 	return nil
 }

@@ -228,12 +228,11 @@ func (d *DB) RuledOutByFilters(ctx context.Context, limit int) ([]crawl.Candidat
 		crawl.ExitTooDeep, crawl.ExitExcluded, limit)
 }
 
-// SiteExcluded returns the URLs of sites that were recorded excluded
-// (by their site's filters, or a run's): what a site's changed filters
-// may let through.
-func (d *DB) SiteExcluded(ctx context.Context) ([]crawl.Candidate, error) {
-	return d.queryCandidates(ctx, `WHERE f.state='filtered' AND f.site_id IS NOT NULL AND c.last_crawl_exit_code=? ORDER BY f.url_id`,
-		crawl.ExitExcluded)
+// SiteExcluded returns a site's URLs that were recorded excluded (by
+// its filters, or a run's): what its changed filters may let through.
+func (d *DB) SiteExcluded(ctx context.Context, siteID string) ([]crawl.Candidate, error) {
+	return d.queryCandidates(ctx, `WHERE f.state='filtered' AND f.site_id=? AND c.last_crawl_exit_code=? ORDER BY f.url_id`,
+		siteID, crawl.ExitExcluded)
 }
 
 // NotHandedOn returns the recorded crawls that have no crawl summary,

@@ -365,3 +365,37 @@ func TestDueURLOfAHoldingSiteIsHeld(t *testing.T) {
 		}
 	}
 }
+
+// TestSitesToJudge: a site is judged again (its excluded URLs, by its
+// filters) once after each change, not on every run.
+func TestSitesToJudge(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	site := crawl.Site{ID: "docs", State: crawl.SiteActive, Roots: []string{"http://docs.example/"}, UDate: 100}
+	if err := db.PutSite(ctx, site, true); err != nil {
+		t.Fatal(err)
+	}
+	ids := func() []sqlite.SiteChange {
+		cs, err := db.SitesToJudge(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	if got := ids(); len(got) != 1 || got[0] != (sqlite.SiteChange{ID: "docs", UDate: 100}) {
+		t.Fatalf("a new site: %v, want it to judge", got)
+	}
+	if err := db.SiteJudged(ctx, sqlite.SiteChange{ID: "docs", UDate: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(); len(got) != 0 {
+		t.Errorf("a site judged since its change: %v, want none", got)
+	}
+	site.UDate, site.Filters = 200, []crawl.SiteFilter{{Pattern: "x", Type: crawl.FilterExclude}}
+	if err := db.PutSite(ctx, site, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(); len(got) != 1 || got[0].UDate != 200 {
+		t.Errorf("a site changed again: %v, want it to judge", got)
+	}
+}
