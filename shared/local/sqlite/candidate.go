@@ -304,7 +304,10 @@ func (d *DB) RecrawlPeriodInUse(ctx context.Context) (time.Duration, error) {
 // false when none is due at any time.
 func (d *DB) NextDue(ctx context.Context) (int64, bool, error) {
 	var t sql.NullInt64
-	if err := d.db.QueryRowContext(ctx, `SELECT MIN(due_unix_utc) FROM crawl_frontier WHERE state='due'`).Scan(&t); err != nil {
+	// Not the URLs a held site's state keeps (dueNotHeld): a data
+	// directory made before such URLs were held in their write has
+	// some, which no run releases.
+	if err := d.db.QueryRowContext(ctx, `SELECT MIN(f.due_unix_utc) FROM crawl_frontier f WHERE f.state='due' AND `+dueNotHeld).Scan(&t); err != nil {
 		return 0, false, fmt.Errorf("next due: %w", err)
 	}
 	return t.Int64, t.Valid, nil
