@@ -2,6 +2,8 @@ package crawl
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -299,6 +301,16 @@ func CompileFilter(pattern string) (*regexp.Regexp, error) {
 		return nil, fmt.Errorf("filter pattern %q: %w", Truncate(pattern, 100), err)
 	}
 	return re, nil
+}
+
+// FiltersKey is a short key of a site's filters, the same for the same
+// list in the same order: what tells a run the filters changed.
+func FiltersKey(fs []SiteFilter) string {
+	h := sha256.New()
+	for _, f := range fs {
+		fmt.Fprintf(h, "%d %d %d:%s\n", f.Type, f.Mode, len(f.Pattern), f.Pattern)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 // Validate checks a filter: a pattern that compiles, within its bound.

@@ -177,3 +177,26 @@ func TestSampleSiteEvents(t *testing.T) {
 		}
 	}
 }
+
+func TestFiltersKey(t *testing.T) {
+	a := []crawl.SiteFilter{{Pattern: "x", Type: crawl.FilterExclude}}
+	keys := map[string]string{
+		"none":        crawl.FiltersKey(nil),
+		"one":         crawl.FiltersKey(a),
+		"include":     crawl.FiltersKey([]crawl.SiteFilter{{Pattern: "x", Type: crawl.FilterInclude}}),
+		"media":       crawl.FiltersKey([]crawl.SiteFilter{{Pattern: "x", Type: crawl.FilterExclude, Mode: crawl.FilterMedia}}),
+		"two":         crawl.FiltersKey(append(a, crawl.SiteFilter{Pattern: "y", Type: crawl.FilterExclude})),
+		"other order": crawl.FiltersKey([]crawl.SiteFilter{{Pattern: "y", Type: crawl.FilterExclude}, {Pattern: "x", Type: crawl.FilterExclude}}),
+		"joined":      crawl.FiltersKey([]crawl.SiteFilter{{Pattern: "x\n0 0 1:y", Type: crawl.FilterExclude}}),
+	}
+	seen := map[string]string{}
+	for name, k := range keys {
+		if other, ok := seen[k]; ok {
+			t.Errorf("%s and %s have one key", name, other)
+		}
+		seen[k] = name
+	}
+	if crawl.FiltersKey(a) != keys["one"] {
+		t.Error("the same filters, another key")
+	}
+}

@@ -287,20 +287,9 @@ func (r *runner) judgeFilteredAgain(ctx context.Context, st *stages) error {
 	if err != nil {
 		return err
 	}
-	admitted := 0
-	for _, c := range cands {
-		if !st.sched.PassesFilters(c) {
-			continue // still ruled out: no read, no write
-		}
-		ev := crawl.EnqueueEvent{Version: crawl.EnqueueVersion, URL: c.URL, Hops: c.Hops, Parent: c.Parent, MaxDepth: c.MaxDepth,
-			NRedirs: c.NRedirs, OrigURL: c.OrigURL, RedirectChain: c.RedirectChain}
-		out, err := st.sched.Admit(ctx, ev)
-		if err != nil {
-			return fmt.Errorf("judge %s again by the run's filters: %w", c.URL, err)
-		}
-		if out == schedule.Admitted {
-			admitted++
-		}
+	admitted, err := admitAgain(ctx, st, cands, st.sched.PassesFilters, "the run's filters")
+	if err != nil {
+		return err
 	}
 	if admitted > 0 {
 		r.log.InfoContext(ctx, "URLs filtered by earlier runs admitted by this run's filters", "urls", admitted, "judged", len(cands))
@@ -308,40 +297,58 @@ func (r *runner) judgeFilteredAgain(ctx context.Context, st *stages) error {
 	return nil
 }
 
-// judgeSiteFiltersAgain admits again, for each site changed since it
-// last did (crawler site set: its filters, say), the site's URLs
-// recorded excluded that the site's filters and the run's now let
-// through, each as the link it was found as: a filter taken off a site
-// must not leave what it kept out excluded for good (the pages that
-// link to them answer 304, and nothing finds them again). A site not
-// changed since costs a read of its row; the URLs still kept out cost a
-// match each, no write.
+// admitAgain admits again, each as the link it was found as (its hops,
+// parent, depth limit and redirect chain), the candidates passes lets
+// through, and returns how many were admitted. The others cost no read
+// and no write.
+func admitAgain(ctx context.Context, st *stages, cands []crawl.Candidate, passes func(crawl.Candidate) bool, by string) (int, error) {
+	admitted := 0
+	for _, c := range cands {
+		if !passes(c) {
+			continue
+		}
+		ev := crawl.EnqueueEvent{Version: crawl.EnqueueVersion, URL: c.URL, Hops: c.Hops, Parent: c.Parent, MaxDepth: c.MaxDepth,
+			NRedirs: c.NRedirs, OrigURL: c.OrigURL, RedirectChain: c.RedirectChain}
+		out, err := st.sched.Admit(ctx, ev)
+		if err != nil {
+			return admitted, fmt.Errorf("judge %s again by %s: %w", c.URL, by, err)
+		}
+		if out == schedule.Admitted {
+			admitted++
+		}
+	}
+	return admitted, nil
+}
+
+// judgeSiteFiltersAgain admits again, for each site whose filters
+// changed since it last did (crawler site set), the site's URLs recorded
+// excluded that the site's filters and the run's now let through, each
+// as the link it was found as: a filter taken off a site must not leave
+// what it kept out excluded for good (the pages that link to them answer
+// 304, and nothing finds them again). A site judged by its filters as
+// they are costs a read of a row.
 func (r *runner) judgeSiteFiltersAgain(ctx context.Context, st *stages) error {
-	changed, err := r.d.DB.SitesToJudge(ctx)
+	sites, err := r.d.DB.Sites(ctx)
 	if err != nil {
 		return err
 	}
-	for _, site := range changed {
+	for _, site := range sites {
+		key := crawl.FiltersKey(site.Filters)
+		if judged, err := r.d.DB.SiteFiltersJudged(ctx, site.ID); err != nil || judged == key {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		cands, err := r.d.DB.SiteExcluded(ctx, site.ID)
 		if err != nil {
 			return err
 		}
-		admitted := 0
-		for _, c := range cands {
-			if !st.sched.SiteAdmits(c) {
-				continue
-			}
-			ev := crawl.EnqueueEvent{Version: crawl.EnqueueVersion, URL: c.URL, Hops: c.Hops, Parent: c.Parent, MaxDepth: c.MaxDepth,
-				NRedirs: c.NRedirs, OrigURL: c.OrigURL, RedirectChain: c.RedirectChain}
-			out, err := st.sched.Admit(ctx, ev)
-			if err != nil {
-				return fmt.Errorf("judge %s again by its site's filters: %w", c.URL, err)
-			}
-			if out == schedule.Admitted {
-				admitted++
-			}
+		admitted, err := admitAgain(ctx, st, cands, st.sched.SiteAdmits, "its site's filters")
+		if err != nil {
+			return err
 		}
-		if err := r.d.DB.SiteJudged(ctx, site); err != nil {
+		if err := r.d.DB.SiteJudged(ctx, site.ID, key, time.Now().Unix()); err != nil {
 			return err
 		}
 		if admitted > 0 {

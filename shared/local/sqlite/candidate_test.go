@@ -366,36 +366,23 @@ func TestDueURLOfAHoldingSiteIsHeld(t *testing.T) {
 	}
 }
 
-// TestSitesToJudge: a site is judged again (its excluded URLs, by its
-// filters) once after each change, not on every run.
-func TestSitesToJudge(t *testing.T) {
+// TestSiteFiltersJudged: the key of the filters a site's URLs were
+// last judged by is kept, and read back.
+func TestSiteFiltersJudged(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t)
-	site := crawl.Site{ID: "docs", State: crawl.SiteActive, Roots: []string{"http://docs.example/"}, UDate: 100}
-	if err := db.PutSite(ctx, site, true); err != nil {
+	if err := db.PutSite(ctx, crawl.Site{ID: "docs", State: crawl.SiteActive, Roots: []string{"http://docs.example/"}}, true); err != nil {
 		t.Fatal(err)
 	}
-	ids := func() []sqlite.SiteChange {
-		cs, err := db.SitesToJudge(ctx)
-		if err != nil {
+	if key, err := db.SiteFiltersJudged(ctx, "docs"); err != nil || key != "" {
+		t.Fatalf("never judged: %q, %v", key, err)
+	}
+	for _, key := range []string{"k1", "k2"} {
+		if err := db.SiteJudged(ctx, "docs", key, 100); err != nil {
 			t.Fatal(err)
 		}
-		return cs
-	}
-	if got := ids(); len(got) != 1 || got[0] != (sqlite.SiteChange{ID: "docs", UDate: 100}) {
-		t.Fatalf("a new site: %v, want it to judge", got)
-	}
-	if err := db.SiteJudged(ctx, sqlite.SiteChange{ID: "docs", UDate: 100}); err != nil {
-		t.Fatal(err)
-	}
-	if got := ids(); len(got) != 0 {
-		t.Errorf("a site judged since its change: %v, want none", got)
-	}
-	site.UDate, site.Filters = 200, []crawl.SiteFilter{{Pattern: "x", Type: crawl.FilterExclude}}
-	if err := db.PutSite(ctx, site, false); err != nil {
-		t.Fatal(err)
-	}
-	if got := ids(); len(got) != 1 || got[0].UDate != 200 {
-		t.Errorf("a site changed again: %v, want it to judge", got)
+		if got, err := db.SiteFiltersJudged(ctx, "docs"); err != nil || got != key {
+			t.Errorf("judged by %s: read back %q, %v", key, got, err)
+		}
 	}
 }

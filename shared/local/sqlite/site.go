@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strconv"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
@@ -330,46 +329,29 @@ func (d *DB) StartSiteRecrawls(ctx context.Context, now int64) (int, error) {
 }
 
 // filtersJudgedProperty is the sites_properties row (URLMd5 ”) that
-// holds the site's UDate when its excluded URLs were last judged again
-// by its filters (pipeline: judgeSiteFiltersAgain).
+// holds the key of the filters a site's excluded URLs were last judged
+// again by (pipeline: judgeSiteFiltersAgain).
 const filtersJudgedProperty = "filters_judged"
 
-// SiteChange is a site changed since its excluded URLs were last judged
-// again: its ID and when it was changed (UDate).
-type SiteChange struct {
-	ID    string
-	UDate int64
+// SiteFiltersJudged returns the key SiteJudged last noted for a site
+// ("" if none).
+func (d *DB) SiteFiltersJudged(ctx context.Context, siteID string) (string, error) {
+	var key string
+	err := d.queryRow(ctx, `SELECT coalesce(Value, '') FROM sites_properties WHERE Site_Id=? AND URLMd5='' AND Name=?`,
+		siteID, filtersJudgedProperty).Scan(&key)
+	if err != nil && !notFound(err) {
+		return "", fmt.Errorf("read filters judged of site %s: %w", siteID, err)
+	}
+	return key, nil
 }
 
-// SitesToJudge returns the sites changed (crawler site set, a
-// suspension) since their excluded URLs were last judged again
-// (SiteJudged): a run judges only those, not every site's every run.
-func (d *DB) SitesToJudge(ctx context.Context) ([]SiteChange, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT s.Id, coalesce(s.UDate, 0) FROM sites s
-		WHERE coalesce(s.UDate, 0) > coalesce((SELECT CAST(p.Value AS INTEGER) FROM sites_properties p
-			WHERE p.Site_Id=s.Id AND p.URLMd5='' AND p.Name=?), -1) ORDER BY s.Id`, filtersJudgedProperty)
-	if err != nil {
-		return nil, fmt.Errorf("sites to judge: %w", err)
-	}
-	defer rows.Close()
-	var out []SiteChange
-	for rows.Next() {
-		var c SiteChange
-		if err := rows.Scan(&c.ID, &c.UDate); err != nil {
-			return nil, fmt.Errorf("sites to judge: %w", err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
-// SiteJudged notes that a site's excluded URLs were judged again as of
-// its change at udate.
-func (d *DB) SiteJudged(ctx context.Context, c SiteChange) error {
+// SiteJudged notes that a site's excluded URLs were judged again by the
+// filters of the given key, at now.
+func (d *DB) SiteJudged(ctx context.Context, siteID, key string, now int64) error {
 	_, err := d.exec(ctx, `INSERT INTO sites_properties(Site_Id, URLMd5, Name, Value, UDate, CDate) VALUES(?,'',?,?,?,?)
-		ON CONFLICT DO UPDATE SET Value=excluded.Value, UDate=excluded.UDate`, c.ID, filtersJudgedProperty, strconv.FormatInt(c.UDate, 10), c.UDate, c.UDate)
+		ON CONFLICT DO UPDATE SET Value=excluded.Value, UDate=excluded.UDate`, siteID, filtersJudgedProperty, key, now, now)
 	if err != nil {
-		return fmt.Errorf("note site %s judged: %w", c.ID, err)
+		return fmt.Errorf("note site %s judged: %w", siteID, err)
 	}
 	return nil
 }
