@@ -154,7 +154,11 @@ func TestCrawlStatusSearch(t *testing.T) {
 	if strings.Contains(stderr, "words of the query") {
 		t.Errorf("a one-word query is said to be cut: %s", stderr)
 	}
-	long := strings.Repeat("junk ", crawl.MaxQueryTerms) + "Unique"
+	var long string
+	for i := range crawl.MaxQueryTerms {
+		long += fmt.Sprintf("junk%c ", 'a'+i) // distinct: a word written twice is searched once
+	}
+	long += "Unique"
 	if _, stderr, _ = runCLI(t, "search", "--data", data, long); !strings.Contains(stderr, fmt.Sprintf("only the first %d words", crawl.MaxQueryTerms)) {
 		t.Errorf("a query of %d words: stderr %q does not say it was cut", crawl.MaxQueryTerms+1, stderr)
 	}
