@@ -72,6 +72,13 @@ var siteStates = newNames("site state", []SiteState{SiteActive, SiteDisabled, Si
 
 func (s SiteState) String() string { return siteStates.String(s) }
 
+// Holds reports whether a site in this state holds a URL of its, one
+// found in a page (discovered) or one a user enqueued: every URL while
+// it is disabled, those found in pages while it is suspended.
+func (s SiteState) Holds(discovered bool) bool {
+	return s == SiteDisabled || s == SiteSuspended && discovered
+}
+
 // ParseSiteState reads a state's name.
 func ParseSiteState(name string) (SiteState, error) { return siteStates.parse(name) }
 

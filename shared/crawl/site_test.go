@@ -200,3 +200,21 @@ func TestFiltersKey(t *testing.T) {
 		t.Error("the same filters, another key")
 	}
 }
+
+func TestSiteStateHolds(t *testing.T) {
+	for _, tt := range []struct {
+		st              crawl.SiteState
+		found, enqueued bool
+	}{
+		{crawl.SiteActive, false, false},
+		{crawl.SiteDisabled, true, true},
+		{crawl.SiteSuspended, true, false},
+	} {
+		if got := tt.st.Holds(true); got != tt.found {
+			t.Errorf("%s holds a URL found in a page: %v, want %v", tt.st, got, tt.found)
+		}
+		if got := tt.st.Holds(false); got != tt.enqueued {
+			t.Errorf("%s holds a URL enqueued: %v, want %v", tt.st, got, tt.enqueued)
+		}
+	}
+}

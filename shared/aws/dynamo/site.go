@@ -236,7 +236,7 @@ func (d *DB) holdSite(ctx context.Context, id string, roots []string, st crawl.S
 		}
 		next := c.State
 		switch {
-		case st == crawl.SiteDisabled, st == crawl.SiteSuspended && c.Parent != "":
+		case st.Holds(c.Parent != ""):
 			if c.State == crawl.StateDue || c.State == crawl.StateQueued {
 				next = crawl.StateHeld
 			}

@@ -388,9 +388,8 @@ func (d *DB) ScopeHosts(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
-// siteHolds reports whether a site's state holds its URLs: every one
-// while it is disabled, those found in pages while it is suspended
-// (crawl.SiteState).
+// siteHolds reports whether a site's state holds a URL of its
+// (crawl.SiteState.Holds).
 func siteHolds(ctx context.Context, q *wtx, siteID string, discovered bool) (bool, error) {
 	var st crawl.SiteState
 	err := q.QueryRowContext(ctx, `SELECT State FROM sites WHERE Id=?`, siteID).Scan(&st)
@@ -400,5 +399,5 @@ func siteHolds(ctx context.Context, q *wtx, siteID string, discovered bool) (boo
 	if err != nil {
 		return false, fmt.Errorf("read state of site %s: %w", siteID, err)
 	}
-	return st == crawl.SiteDisabled || st == crawl.SiteSuspended && discovered, nil
+	return st.Holds(discovered), nil
 }

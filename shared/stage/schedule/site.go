@@ -167,7 +167,7 @@ func (s *Scheduler) judgeSite(site *crawl.CompiledSite, url string) crawl.ExitCo
 // dueState is the state of a URL of site made due: held while the site
 // is disabled, and while it is suspended for a URL found in a page.
 func dueState(site *crawl.CompiledSite, discovered bool) crawl.CandidateState {
-	if site != nil && (site.State == crawl.SiteDisabled || site.State == crawl.SiteSuspended && discovered) {
+	if site != nil && site.State.Holds(discovered) {
 		return crawl.StateHeld
 	}
 	return crawl.StateDue
