@@ -117,6 +117,11 @@ func WordRune(r rune, inWord bool) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || inWord && unicode.Is(unicode.Mn, r)
 }
 
+// Words cuts s into words as WordRune has them.
+func Words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !WordRune(r, true) })
+}
+
 // MaxQueryTerms bounds the words of a query that are searched.
 const MaxQueryTerms = 16
 
@@ -126,14 +131,14 @@ const MaxQueryTerms = 16
 func QueryCut(query string) bool {
 	var all, kept int
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(query, func(r rune) bool { return !WordRune(r, true) }) {
+	for _, w := range Words(query) {
 		w = strings.ToLower(w)
 		if seen[w] {
 			continue // both stores search a word once
 		}
 		seen[w] = true
 		all++
-		if !StopWord(strings.ToLower(w)) {
+		if !StopWord(w) {
 			kept++
 		}
 	}

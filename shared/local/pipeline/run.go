@@ -334,10 +334,11 @@ func (r *runner) judgeSiteFiltersAgain(ctx context.Context, st *stages) error {
 	}
 	for _, site := range sites {
 		key := crawl.FiltersKey(site.Filters)
-		if judged, err := r.d.DB.SiteFiltersJudged(ctx, site.ID); err != nil || judged == key {
-			if err != nil {
-				return err
-			}
+		judged, err := r.d.DB.SiteFiltersJudged(ctx, site.ID)
+		if err != nil {
+			return err
+		}
+		if judged == key {
 			continue
 		}
 		cands, err := r.d.DB.SiteExcluded(ctx, site.ID)

@@ -35,7 +35,7 @@ func (w queryWord) titleMatch() string {
 func queryWords(s string) []queryWord {
 	var all, kept []queryWord
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !crawl.WordRune(r, true) }) {
+	for _, w := range crawl.Words(s) {
 		l := strings.ToLower(w)
 		if seen[l] {
 			continue
