@@ -54,6 +54,7 @@ type config struct {
 	wget2Lib  string // LD_LIBRARY_PATH for wget2
 	conc      int
 	profile   bool          // one more crawler run, with --cpuprofile, not timed
+	keep      bool          // keep each run's output once measured
 	timeout   time.Duration // 0: 10 minutes, and 100 ms more per synthetic page
 	startPath string
 	inputs    string   // the inputs' versions, for the report
@@ -110,6 +111,7 @@ func main() {
 	flag.StringVar(&c.wget2, "wget2", "wget2", "wget2 binary")
 	flag.StringVar(&c.wget2Lib, "wget2-lib", "", "LD_LIBRARY_PATH for wget2")
 	flag.IntVar(&c.conc, "concurrency", 8, "the tools' concurrency")
+	flag.BoolVar(&c.keep, "keep", false, "keep each run's output (crawl data, mirrored pages) once measured; by default it is removed, since one run of a 100,000-page site writes gigabytes")
 	flag.BoolVar(&c.profile, "profile", false, "after the timed runs, one crawler run with --cpuprofile (not in the table)")
 	flag.DurationVar(&c.timeout, "timeout", 0, "longest one run may take (0: 10 minutes, plus 100 ms per synthetic page)")
 	flag.StringVar(&c.startPath, "start", "index.html", "path of the seed URL on the server")
@@ -281,6 +283,14 @@ func (c config) one(ctx context.Context, tool string, n int, cpuprofile string) 
 		}
 	}
 	r.OutputSize = dirSize(data)
+	if !c.keep {
+		// Measured; the stdout, stderr and server counts stay.
+		for _, d := range []string{data, filepath.Join(dir, "first")} {
+			if err := os.RemoveAll(d); err != nil {
+				return r, err
+			}
+		}
+	}
 	fmt.Fprintf(os.Stderr, "%-8s run %d: %6.2f s wall, %6.2f s cpu, %4d MB peak RSS, %d HTML pages (server: %d requests, %d HTML pages, %d not modified, %.1f MB)%s\n",
 		tool, n, r.WallSec, r.UserSec+r.SysSec, r.MaxRSSKB/1024, r.ToolPages, r.Server.Requests, r.Server.HTMLPages, r.Server.Status["304"], float64(r.Server.Bytes)/1e6, killed(r))
 	return r, nil
