@@ -85,6 +85,21 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		return finish(crawl.ExitInvalidURL, err.Error())
 	}
 
+	// A host that asked to wait is sent nothing until then, not even
+	// its robots.txt: a first crawl or recrawl (queued) is put off. A
+	// fetch again of a crawl recorded without its log is not: putting
+	// it off would lose that crawl's log, and its one request is
+	// answered the same way.
+	backedOff := func() bool {
+		until, ok := f.hostBackOff(c.Host)
+		if ok && c.State == crawl.StateQueued {
+			out.putOff = until
+		}
+		return !out.putOff.IsZero()
+	}
+	if backedOff() {
+		return out, nil
+	}
 	rules, err := f.rules(ctx, u, t)
 	if err != nil {
 		return out, err
@@ -104,20 +119,6 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	cfg := f.taskConfig(t)
 	delay := max(cfg.Delay, min(rules.CrawlDelay, f.cfg.MaxCrawlDelay))
 
-	// A host that asked to wait is sent nothing until then: a first
-	// crawl or recrawl (queued) is put off. A fetch again of a crawl
-	// recorded without its log is not: putting it off would lose that
-	// crawl's log, and its one request is answered the same way.
-	backedOff := func() bool {
-		until, ok := f.hostBackOff(c.Host)
-		if ok && c.State == crawl.StateQueued {
-			out.putOff = until
-		}
-		return !out.putOff.IsZero()
-	}
-	if backedOff() {
-		return out, nil
-	}
 	done, err := f.polite.Wait(ctx, c.Host, delay)
 	if err != nil {
 		return out, fmt.Errorf("wait for %s: %w", c.Host, err)

@@ -369,6 +369,42 @@ func TestBackOffHoldsWaitingTasks(t *testing.T) {
 	}
 }
 
+// TestBackOffSendsNoRobotsTxt: a host that asked to wait is not sent
+// its robots.txt either when its rules expire meanwhile: the URLs put
+// off wait for the host's time, and robots.txt is asked for then.
+func TestBackOffSendsNoRobotsTxt(t *testing.T) {
+	var pages, robotsTxt atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			robotsTxt.Add(1)
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			return
+		}
+		pages.Add(1)
+		w.Header().Set("Retry-After", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	t.Cleanup(srv.Close)
+	// Rules that expire at once: each crawl would ask for robots.txt.
+	h := newHarness(t, nil, func(c *Config) { c.RobotsTTL = time.Nanosecond })
+	h.crawl(t, srv.URL+"/busy", nil)
+	if pages.Load() != 1 || robotsTxt.Load() != 1 {
+		t.Fatalf("first crawl: %d page and %d robots.txt requests, want 1 and 1", pages.Load(), robotsTxt.Load())
+	}
+	time.Sleep(1100 * time.Millisecond) // the rules' second is over
+	ctx := context.Background()
+	other := h.queue(t, srv.URL+"/other", "other-1")
+	if err := h.f.Handle(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if pages.Load() != 1 || robotsTxt.Load() != 1 {
+		t.Errorf("after the host asked to wait: %d page and %d robots.txt requests, want still 1 and 1", pages.Load(), robotsTxt.Load())
+	}
+	if c, err := h.db.GetCandidate(ctx, other.URL); err != nil || c.State != crawl.StateDue || c.CrawlUUID != "" {
+		t.Errorf("the URL put off: %+v, %v; want due, under no crawl", c, err)
+	}
+}
+
 // bumpingStore writes the candidate once (as an admission would) just
 // before the first PutCandidate it is asked for, which then loses.
 type bumpingStore struct {
