@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -208,4 +209,58 @@ func TestDuplicatesRecrawledCountUnchanged(t *testing.T) {
 	if all[crawl.ExitDuplicate] != 1 || all[crawl.ExitUnchanged] != 3 || all[crawl.ExitComplete] != 2 {
 		t.Errorf("all runs' outcomes %v, want 2 complete, 1 duplicate, 3 unchanged", all)
 	}
+}
+
+// TestStoppedRecrawlContinues: a --recrawl run stopped before it is done
+// (here by --max-pages, as by a signal) and run again as it was
+// continues the pass: every page is requested once in the pass, not
+// once more for each start. A pass that is done leaves the next
+// --recrawl to begin another.
+func TestStoppedRecrawlContinues(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" || r.URL.Path == "/sitemap.xml" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/" {
+			for i := range 8 {
+				fmt.Fprintf(w, `<a href="/p%d">%d</a> `, i, i)
+			}
+			return
+		}
+		fmt.Fprintf(w, "<title>%s</title><p>words of %s</p>", r.URL.Path, r.URL.Path)
+	}))
+	defer srv.Close()
+	each := func(want int) {
+		t.Helper()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(hits) != 9 {
+			t.Fatalf("%d pages requested, want 9: %v", len(hits), hits)
+		}
+		for p, n := range hits {
+			if n != want {
+				t.Errorf("%s requested %d times, want %d: %v", p, n, want, hits)
+			}
+		}
+	}
+	dir := t.TempDir()
+	cfg := testConfig(srv.URL + "/")
+	crawlSite(t, dir, cfg)
+	each(1)
+
+	cfg.Recrawl, cfg.MaxPages = true, 3
+	crawlSite(t, dir, cfg) // stopped after three pages
+	cfg.MaxPages = 0
+	crawlSite(t, dir, cfg) // the same command, without the stop
+	each(2)
+
+	crawlSite(t, dir, cfg) // the pass is done: another begins
+	each(3)
 }

@@ -233,8 +233,8 @@ func (r *runner) newStages(cfg Config) *stages {
 // resume voids the leases a killed process held, re-releases the
 // candidates it had released, as new crawls, and hands on the crawls it
 // had recorded but not finished (a recorded crawl is never fetched
-// twice); marks every known URL due on --recrawl; and enqueues the
-// seeds.
+// twice); marks every known URL due on --recrawl (but when it continues
+// a stopped --recrawl pass); and enqueues the seeds.
 func (r *runner) resume(ctx context.Context, st *stages, cfg Config, start time.Time) error {
 	sched := st.sched
 	if err := r.q.ReleaseLeases(ctx, allQueues...); err != nil {
@@ -262,15 +262,25 @@ func (r *runner) resume(ctx context.Context, st *stages, cfg Config, start time.
 	} else if n > 0 {
 		r.log.InfoContext(ctx, "dropped the fetch tasks an earlier version left in the database", "tasks", n)
 	}
+	// --recrawl makes every known URL due, unless the pass an earlier
+	// --recrawl run began is not done: then its URLs not yet crawled are
+	// still due, and the run continues it, as "run the same command
+	// again to continue" promises (seeds included: one the pass crawled
+	// already is not crawled again).
+	continued := false
 	if cfg.Recrawl {
-		if _, err := r.d.DB.MarkAllDue(ctx, start.Unix(), crawl.CrawlReenqueued); err != nil {
+		var err error
+		if _, continued, err = r.d.DB.BeginRecrawlPass(ctx, start.Unix(), crawl.CrawlReenqueued); err != nil {
 			return err
+		}
+		if continued {
+			r.log.InfoContext(ctx, "continuing the --recrawl pass a stopped run began")
 		}
 	}
 	var seeds [][]byte
 	for _, s := range cfg.Seeds {
 		ev := crawl.EnqueueEvent{Version: crawl.EnqueueVersion, URL: s, Seed: true}
-		if cfg.Recrawl {
+		if cfg.Recrawl && !continued {
 			ev.EnqueueType = crawl.EnqueueReenqueued
 		}
 		b, _ := json.Marshal(ev)
@@ -534,6 +544,13 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 			return 0, false, err
 		}
 		if len(due) == 0 || cfg.MaxPages > 0 && released >= cfg.MaxPages {
+			if len(due) == 0 {
+				// Nothing due now: a --recrawl pass is done, and the
+				// next --recrawl begins another.
+				if err := r.d.DB.EndRecrawlPass(ctx); err != nil {
+					return 0, false, err
+				}
+			}
 			// Candidates due later (robots.txt unavailable for a while,
 			// or --max-pages reached) wait for the next run.
 			return r.d.DB.NextDue(ctx)

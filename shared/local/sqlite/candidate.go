@@ -350,6 +350,39 @@ func (d *DB) MarkAllDue(ctx context.Context, now int64, t crawl.CrawlType) (int,
 	return int(n), nil
 }
 
+// BeginRecrawlPass makes every known URL due at now as MarkAllDue does
+// and records the pass (recrawl_pass), unless a pass is under way: then
+// it marks nothing, since the URLs the stopped pass has not crawled yet
+// are still due, and says when that pass began. It returns how many URLs
+// it made due, and whether it continued a pass.
+func (d *DB) BeginRecrawlPass(ctx context.Context, now int64, t crawl.CrawlType) (int, bool, error) {
+	var began sql.NullInt64
+	if err := d.queryRow(ctx, `SELECT max(started_unix_utc) FROM recrawl_pass`).Scan(&began); err != nil {
+		return 0, false, fmt.Errorf("read the recrawl pass: %w", err)
+	}
+	if began.Valid {
+		return 0, true, nil
+	}
+	n, err := d.MarkAllDue(ctx, now, t)
+	if err != nil {
+		return 0, false, err
+	}
+	if _, err := d.exec(ctx, `INSERT INTO recrawl_pass(id, started_unix_utc) VALUES(1, ?)
+		ON CONFLICT(id) DO UPDATE SET started_unix_utc=excluded.started_unix_utc`, now); err != nil {
+		return n, false, fmt.Errorf("record the recrawl pass: %w", err)
+	}
+	return n, false, nil
+}
+
+// EndRecrawlPass ends the recrawl pass under way, if any: a run ended
+// with nothing due now, so the next --recrawl begins a new pass.
+func (d *DB) EndRecrawlPass(ctx context.Context) error {
+	if _, err := d.exec(ctx, `DELETE FROM recrawl_pass`); err != nil {
+		return fmt.Errorf("end the recrawl pass: %w", err)
+	}
+	return nil
+}
+
 // AddScopeHost puts a host in the crawl's scope.
 func (d *DB) AddScopeHost(ctx context.Context, host string) error {
 	if host == "" {

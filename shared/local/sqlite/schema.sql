@@ -341,6 +341,16 @@ CREATE TABLE IF NOT EXISTS robots_file (
 CREATE TABLE IF NOT EXISTS crawl_scope (
   host TEXT PRIMARY KEY
 );
+-- recrawl_pass: a `crawler crawl --recrawl` pass under way, from when
+-- its run made every known URL due (MarkAllDue) until a run ends with
+-- nothing due: a --recrawl run stopped before then (a signal, a kill,
+-- --max-pages) leaves the row, and the same command run again continues
+-- the pass (its URLs not yet crawled are still due) instead of making
+-- every URL due once more. One row at most.
+CREATE TABLE IF NOT EXISTS recrawl_pass (
+  id               INTEGER PRIMARY KEY CHECK (id = 1),
+  started_unix_utc INTEGER NOT NULL
+);
 -- file_body: where a file's raw body is in the blob store (a record of a
 -- WARC file, or a file of its own under raw/ before), the response
 -- headers the parser reads, and the body's SHA-256 (hex; Null before it
