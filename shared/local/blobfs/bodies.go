@@ -43,10 +43,13 @@ func (s *Store) Keep(ctx context.Context, x warc.Exchange) (string, error) {
 			return "", fmt.Errorf("keep the body of %s: %w", x.URL, err)
 		}
 	}
+	end := s.w.Offset()
 	span, err := s.w.WriteExchange(x)
 	if err != nil {
-		// The file's end is no longer where the writer counts: the next
+		// Cut what was written of the records (a full disk stops a
+		// write midway), so that the file stays valid WARC; the next
 		// body goes to a new file.
+		s.cur.Truncate(end)
 		s.closeWARCLocked()
 		return "", fmt.Errorf("keep the body of %s: %w", x.URL, err)
 	}
@@ -76,7 +79,9 @@ func (s *Store) openWARCLocked() error {
 	// never copied.
 	w := warc.NewPlainWriter(f, 0)
 	if _, err := w.Info(name, Software, now); err != nil {
+		// Not left behind: a full disk would leave a file a try.
 		f.Close()
+		os.Remove(p)
 		return fmt.Errorf("start %s: %w", key, err)
 	}
 	s.cur, s.curKey, s.w = f, key, w

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -120,5 +122,72 @@ func TestGetRefusesABadRef(t *testing.T) {
 		if got, err := s.Get(ctx, bad.String()); err == nil {
 			t.Errorf("Get(%s) = %d bytes, want an error", bad, len(got))
 		}
+	}
+}
+
+// withFileSizeLimit makes writes past n bytes of any file fail (EFBIG),
+// as on a full disk, until the test ends: RLIMIT_FSIZE, with the signal
+// it raises ignored.
+func withFileSizeLimit(t *testing.T, n uint64) {
+	t.Helper()
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &old); err != nil {
+		t.Skip("no RLIMIT_FSIZE:", err)
+	}
+	signal.Ignore(syscall.SIGXFSZ)
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: old.Max}); err != nil {
+		t.Skip("cannot set RLIMIT_FSIZE:", err)
+	}
+	t.Cleanup(func() {
+		syscall.Setrlimit(syscall.RLIMIT_FSIZE, &old)
+		signal.Reset(syscall.SIGXFSZ)
+	})
+}
+
+// TestKeepOnAFullDisk: a body that cannot be written whole is cut from
+// its file, which stays as it was (the bodies before it read back, no
+// torn record), and a file that cannot even take its warcinfo record is
+// not left behind: before, a full disk left an empty file a try.
+func TestKeepOnAFullDisk(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := blobfs.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	first := []byte("<p>the first body</p>")
+	k, err := s.Keep(ctx, exchange(0, first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := warcFiles(t, dir)
+	if len(files) != 1 {
+		t.Fatalf("files %v, want one", files)
+	}
+	path := filepath.Join(dir, files[0])
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withFileSizeLimit(t, uint64(fi.Size())+2000)
+	if _, err := s.Keep(ctx, exchange(1, bytes.Repeat([]byte("x"), 10000))); err == nil {
+		t.Fatal("a body past the limit was kept")
+	}
+	if after, err := os.Stat(path); err != nil || after.Size() != fi.Size() {
+		t.Errorf("the file after a failed write: %v bytes, %v; want %d, as before it", after.Size(), err, fi.Size())
+	}
+	if got, err := s.Get(ctx, k); err != nil || !bytes.Equal(got, first) {
+		t.Errorf("the body before: %q, %v", got, err)
+	}
+	// The next body starts a file, which cannot take its warcinfo record.
+	withFileSizeLimit(t, 100)
+	for i := range 3 {
+		if _, err := s.Keep(ctx, exchange(2+i, first)); err == nil {
+			t.Fatal("a body was kept in a file that cannot be written")
+		}
+	}
+	if got := warcFiles(t, dir); len(got) != 1 {
+		t.Errorf("files after three failed starts: %v, want the first alone", got)
 	}
 }
