@@ -66,6 +66,7 @@ func (r *runner) handOffFailed(err error) {
 	if r.handOffErr == nil {
 		r.handOffErr = fmt.Errorf("hand a fetched page on (the next run hands it on): %w", err)
 	}
+	r.stopIfUnwritable(err)
 }
 
 // waitHandOffs waits for the hand-offs under way and returns the first

@@ -94,7 +94,8 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	cfg.Fetch.AgentUUID = agent.UUID
 	res := Result{AgentUUID: agent.UUID}
 
-	r := &runner{d: d, q: newQueues(d.DB), log: cfg.Log, wake: map[string]chan struct{}{}, lease: 10 * time.Minute, driveWake: make(chan struct{}, 1)}
+	r := &runner{d: d, q: newQueues(d.DB), log: cfg.Log, wake: map[string]chan struct{}{}, lease: 10 * time.Minute, driveWake: make(chan struct{}, 1),
+		stop: func(error) {}} // until the workers start: the steps before them return their errors
 	for _, q := range allQueues {
 		r.wake[q] = make(chan struct{}, 1)
 	}
@@ -125,17 +126,25 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	if cfg.afterResume != nil {
 		cfg.afterResume()
 	}
-	wctx, stop := context.WithCancel(ctx)
+	// A failure that stops the run (stopIfUnwritable) cancels rctx with
+	// its cause, which the run returns.
+	rctx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	r.stop = stopRun
+	wctx, stop := context.WithCancel(rctx)
 	wg := r.startWorkers(wctx, st, fetchWorkers*cfg.Concurrency)
 	wg.Add(1)
 	go func() { defer wg.Done(); r.index(wctx) }()
-	nextDue, stillDue, runErr := r.drive(ctx, st, cfg, start)
+	nextDue, stillDue, runErr := r.drive(rctx, st, cfg, start)
 	stop()
 	wg.Wait()
+	if ctx.Err() == nil && rctx.Err() != nil {
+		runErr = context.Cause(rctx)
+	}
 	if err := r.waitHandOffs(); err != nil && runErr == nil {
 		runErr = err
 	}
-	if ctx.Err() == nil {
+	if rctx.Err() == nil {
 		// The last pages into the search index. (A run stopped early
 		// leaves them to the next run, or to a search that can write.)
 		if err := d.DB.IndexAll(ctx); err != nil && runErr == nil {
@@ -606,6 +615,7 @@ func (r *runner) indexWaiting(ctx context.Context, waiting time.Time) time.Time 
 		if _, err := r.d.DB.IndexPending(ctx); err != nil {
 			if ctx.Err() == nil {
 				r.log.Error("indexing failed", "err", err)
+				r.stopIfUnwritable(err)
 			}
 			break
 		}
@@ -644,7 +654,8 @@ type runner struct {
 	handingOn  atomic.Int64   // pages being handed on behind the fetch workers (behind)
 	handOffs   sync.WaitGroup // their goroutines
 	handOffMu  sync.Mutex
-	handOffErr error // the first hand-off neither handled nor queued (behind)
+	handOffErr error                   // the first hand-off neither handled nor queued (behind)
+	stop       context.CancelCauseFunc // ends the run with a cause (stopIfUnwritable)
 }
 
 // pendingWork counts the messages waiting or in hand in every queue and
@@ -716,7 +727,7 @@ func (r *runner) work(ctx context.Context, w worker) {
 		}
 		msgs, err := r.q.Receive(ctx, w.queue, w.batch, r.lease)
 		if err != nil {
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && !r.stopIfUnwritable(err) {
 				r.log.Error("receive failed", "queue", w.queue, "err", err)
 				_ = crawl.Sleep(ctx, time.Second)
 			}
@@ -739,6 +750,7 @@ func (r *runner) work(ctx context.Context, w worker) {
 		// again, which every stage takes (they are idempotent).
 		if err := r.q.Delete(context.WithoutCancel(ctx), w.queue, handled...); err != nil {
 			r.log.Error("deleting handled messages failed", "queue", w.queue, "err", err)
+			r.stopIfUnwritable(err)
 		}
 		r.wakeDrive()
 	}
@@ -824,6 +836,7 @@ func (r *runner) handle(ctx context.Context, q string, m sqlite.Message, h func(
 			case <-t.C:
 				if err := r.q.Retry(ctx, q, m.ID, r.lease); err != nil && ctx.Err() == nil {
 					r.log.Error("extending a message lease failed", "queue", q, "err", err)
+					r.stopIfUnwritable(err)
 				}
 			}
 		}
@@ -837,6 +850,11 @@ func (r *runner) handle(ctx context.Context, q string, m sqlite.Message, h func(
 // settle decides what becomes of a message that failed: retried with
 // backoff or, after retryPolicy's tries, dead-lettered with its reason.
 func (r *runner) settle(ctx context.Context, q string, m sqlite.Message, err error) {
+	if r.stopIfUnwritable(err) {
+		// Not retried: the run stops, and the message waits for the next.
+		r.log.ErrorContext(ctx, "the data directory cannot be written; stopping", "queue", q, "err", err)
+		return
+	}
 	var serr error
 	if v := retryPolicy.Decide(err, m.ReceiveCount); v.Action == crawl.DeadLetter {
 		r.log.WarnContext(ctx, "message cannot be handled; moved to dead-letter queue", "queue", q, "tries", m.ReceiveCount,
@@ -851,5 +869,6 @@ func (r *runner) settle(ctx context.Context, q string, m sqlite.Message, err err
 	}
 	if serr != nil && !errors.Is(serr, context.Canceled) {
 		r.log.Error("settling message failed", "queue", q, "err", serr)
+		r.stopIfUnwritable(serr)
 	}
 }

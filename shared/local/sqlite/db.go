@@ -47,12 +47,18 @@ type DB struct {
 type Option func(*options)
 
 type options struct {
-	log *slog.Logger
+	log      *slog.Logger
+	maxPages int
 }
 
 // WithLog has Open log what it does once in a database's life, such as
 // rebuilding an earlier version's full-text index.
 func WithLog(log *slog.Logger) Option { return func(o *options) { o.log = log } }
+
+// WithMaxPages bounds the database file at n pages of 4 KiB (SQLite's
+// max_page_count): a write past it fails as on a full disk
+// (SQLITE_FULL, Unwritable).
+func WithMaxPages(n int) Option { return func(o *options) { o.maxPages = n } }
 
 // readers is the size of the read pool: reads (a candidate looked up, a
 // generation found, the queues counted) run beside the writer, as WAL
@@ -83,7 +89,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*DB, error) {
 			return nil, err
 		}
 	}
-	w, err := sql.Open("sqlite", dsn(path, "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"))
+	pragmas := "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	if o.maxPages > 0 {
+		pragmas += fmt.Sprintf("&_pragma=max_page_count(%d)", o.maxPages)
+	}
+	w, err := sql.Open("sqlite", dsn(path, pragmas))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -331,6 +341,21 @@ func corrupt(err error) error {
 		}
 	}
 	return err
+}
+
+// Unwritable reports whether err is SQLite saying that the database
+// cannot be written: the disk is full (SQLITE_FULL), the file is
+// read-only or the file system failed (SQLITE_READONLY, SQLITE_IOERR),
+// or the file is damaged. Retrying does not help until someone acts.
+func Unwritable(err error) bool {
+	var se *sqlitedriver.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return true
+		}
+	}
+	return errors.Is(err, ErrCorrupt)
 }
 
 // Close stops the writer (a write already begun is finished and
