@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/andybalholm/brotli"
+
+	"github.com/serverless-crawler/crawler/shared/web/robots"
 )
 
 // AcceptEncoding is what the fetcher asks for; it decodes each itself,
@@ -39,9 +41,8 @@ func (n netReader) Read(p []byte) (int, error) {
 	return k, err
 }
 
-// readBody reads a response body, decoded per Content-Encoding, while
-// streaming: it stops as soon as the decoded body passes max.
-func readBody(resp *http.Response, max int64) ([]byte, error) {
+// decoded returns the response's body decoded per Content-Encoding.
+func decoded(resp *http.Response) (io.Reader, error) {
 	var r io.Reader = netReader{resp.Body}
 	for _, enc := range encodings(resp.Header.Get("Content-Encoding")) {
 		d, err := decoder(enc, r)
@@ -49,6 +50,16 @@ func readBody(resp *http.Response, max int64) ([]byte, error) {
 			return nil, err
 		}
 		r = d
+	}
+	return r, nil
+}
+
+// readBody reads a response body, decoded per Content-Encoding, while
+// streaming: it stops as soon as the decoded body passes max.
+func readBody(resp *http.Response, max int64) ([]byte, error) {
+	r, err := decoded(resp)
+	if err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	if n := resp.ContentLength; n > 0 && n <= max && len(encodings(resp.Header.Get("Content-Encoding"))) == 0 {
@@ -69,6 +80,37 @@ func readBody(resp *http.Response, max int64) ([]byte, error) {
 		return nil, errTooLarge
 	}
 	return buf.Bytes(), nil
+}
+
+// readRobots reads a robots.txt body, decoded per Content-Encoding as
+// a page's is (a gzipped file read as it came was lines of binary,
+// all ignored: everything allowed), up to robots.MaxSize. A file cut
+// there loses its last line too, unless it ended just there: read as a
+// whole line, a cut "Allow: /private/ok" is "Allow: /private", which
+// allows more than the file does (RFC 9309 section 2.5 asks a crawler
+// to parse at least 500 KiB, and to fail no more open than the file).
+func readRobots(resp *http.Response) ([]byte, error) {
+	r, err := decoded(resp)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(io.LimitReader(r, robots.MaxSize+1))
+	if err != nil {
+		var ne *netReadError
+		if errors.As(err, &ne) {
+			return nil, ne
+		}
+		return nil, fmt.Errorf("decoding %s body: %w", resp.Header.Get("Content-Encoding"), err)
+	}
+	if len(body) <= robots.MaxSize {
+		return body, nil
+	}
+	whole := body[robots.MaxSize] == '\n' || body[robots.MaxSize] == '\r'
+	body = body[:robots.MaxSize]
+	if !whole {
+		body = body[:bytes.LastIndexAny(body, "\r\n")+1]
+	}
+	return body, nil
 }
 
 // encodings lists the codings applied, outermost first (the header

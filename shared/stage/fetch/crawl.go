@@ -363,6 +363,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (*robots.Rules, e
 		return robots.Unreachable(err, now, f.cfg.RobotsErrorTTL), nil
 	}
 	req.Header.Set("User-Agent", f.cfg.UserAgent)
+	req.Header.Set("Accept-Encoding", AcceptEncoding)
 	resp, err := f.robotsClient.Do(req)
 	if err != nil {
 		ttl := f.cfg.RobotsErrorTTL
@@ -376,7 +377,7 @@ func (f *Fetcher) fetchRobots(ctx context.Context, u *url.URL) (*robots.Rules, e
 		return robots.Unreachable(errors.New(msg), now, ttl), nil
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, robots.MaxSize))
+	body, err := readRobots(resp)
 	if err != nil && resp.StatusCode < 300 {
 		_, msg := classify(err, f.cfg.Timeout)
 		return robots.Unreachable(errors.New(msg), now, f.cfg.RobotsErrorTTL), nil

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"compress/gzip"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/web/robots"
 )
 
 // A robots.txt with lines we cannot read is applied without them (not
@@ -88,5 +90,73 @@ func TestRobotsSitemapTooLong(t *testing.T) {
 	}
 	if len(got) != 1 || got[0] != srv.URL+"/sitemap.xml" {
 		t.Errorf("enqueued %q, want only %s/sitemap.xml", got, srv.URL)
+	}
+}
+
+// TestRobotsReadAsTheServerMeantIt: a robots.txt cut at robots.MaxSize
+// loses the line the cut falls in (read whole, a cut "Allow:
+// /private/ok-only" allows all of /private), keeps a line that ends just
+// there, and a gzipped one is decoded as a page is: each was allowed
+// wholesale before.
+func TestRobotsReadAsTheServerMeantIt(t *testing.T) {
+	head := "User-agent: *\nDisallow: /private\n"
+	// padded makes a file of head, comment lines, and last, with byte
+	// robots.MaxSize at offset at of last (-1: the line ending before it).
+	padded := func(last string, at int) string {
+		n := robots.MaxSize - len(head) - at
+		var b strings.Builder
+		b.WriteString(head)
+		for n > 0 {
+			line := min(n, 200)
+			if line < 2 {
+				b.WriteString("\n")
+			} else {
+				b.WriteString("#" + strings.Repeat("-", line-2) + "\n")
+			}
+			n -= line
+		}
+		return b.String() + last
+	}
+	tests := []struct {
+		name    string
+		robots  string
+		gzipped bool
+		path    string
+		want    crawl.ExitCode
+	}{
+		{"a line cut at the limit is left out", padded("Allow: /private/ok-only-this\n", len("Allow: /private")), false, "/private", crawl.ExitRobotsDisallowed},
+		{"a line that ends at the limit is kept", padded("Disallow: /secret\nAllow: /", len("Disallow: /secret")), false, "/secret", crawl.ExitRobotsDisallowed},
+		{"the control: allowed", padded("Disallow: /secret\nAllow: /", len("Disallow: /secret")), false, "/open", crawl.ExitComplete},
+		{"gzipped", head, true, "/private", crawl.ExitRobotsDisallowed},
+		{"gzipped, allowed", head, true, "/open", crawl.ExitComplete},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path != "/robots.txt" {
+					fmt.Fprint(w, "<p>hello</p>")
+					return
+				}
+				if !tt.gzipped {
+					fmt.Fprint(w, tt.robots)
+					return
+				}
+				// Whether asked for or not, as some servers do.
+				w.Header().Set("Content-Encoding", "gzip")
+				zw := gzip.NewWriter(w)
+				zw.Write([]byte(tt.robots))
+				zw.Close()
+			}))
+			defer srv.Close()
+			h := newHarness(t, nil, nil)
+			cr, _ := h.crawl(t, srv.URL+tt.path, nil)
+			if cr.Log.ExitCode != tt.want {
+				msg := ""
+				if cr.Log.Message != nil {
+					msg = crawl.Truncate(*cr.Log.Message, 300)
+				}
+				t.Errorf("%s: exit code %v (%s), want %v", tt.path, cr.Log.ExitCode, msg, tt.want)
+			}
+		})
 	}
 }
