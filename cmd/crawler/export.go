@@ -60,7 +60,7 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer out.Close()
 	bw := bufio.NewWriterSize(out, 1<<20)
-	n, missing, cut, err := exportWARC(ctx, db, blobs, bw, filepath.Base(*warcPath))
+	n, left, err := exportWARC(ctx, db, blobs, bw, filepath.Base(*warcPath))
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -71,13 +71,17 @@ func cmdExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("export to %s: %w", *warcPath, err)
 	}
 	fmt.Fprintf(stderr, "exported %d responses to %s\n", n, *warcPath)
-	if len(missing) > 0 {
+	if len(left.missing) > 0 {
 		fmt.Fprintf(stderr, "warning: %d bodies were not in %s and their responses were left out, the first: %s\n",
-			len(missing), filepath.Join(*data, "blobs"), missing[0])
+			len(left.missing), filepath.Join(*data, "blobs"), left.missing[0])
 	}
-	if len(cut) > 0 {
+	if len(left.cut) > 0 {
 		fmt.Fprintf(stderr, "note: %d responses whose body was not received whole (timeout, network-error, too-large, bad-content) were left out, the first: %s\n",
-			len(cut), cut[0])
+			len(left.cut), left.cut[0])
+	}
+	if len(left.badStatus) > 0 {
+		fmt.Fprintf(stderr, "note: %d responses with no valid HTTP status (a status line such as \"HTTP/1.1 000\", recorded bad-content) were left out, the first: %s\n",
+			len(left.badStatus), left.badStatus[0])
 	}
 	return nil
 }
@@ -122,9 +126,16 @@ func (f removeOnClose) Close() error {
 	return nil
 }
 
+// leftOut names the responses an export left out, by why.
+type leftOut struct {
+	missing   []string // their body was not in the blob store
+	cut       []string // a 2xx whose body was not received whole
+	badStatus []string // a status no WARC record can carry (under 100 or over 999)
+}
+
 // exportWARC writes a warcinfo record, then a response and a request
 // record for every response in the database, and returns how many
-// responses it wrote and the URLs of those whose body was missing.
+// responses it wrote and the URLs of those it left out.
 //
 // The response heads are rebuilt from what the database keeps (seed 000
 // keeps no raw headers): the status, Content-Type, Content-Language,
@@ -134,15 +145,21 @@ func (f removeOnClose) Close() error {
 // a 404, a redirect) are written with an empty one. A 2xx response whose
 // body was not received whole (a timeout, a network error, too large,
 // undecodable: nothing was kept) is left out and counted in cut, since
-// a replay tool would serve its empty record as the page.
-func exportWARC(ctx context.Context, db *sqlite.DB, blobs *blobfs.Store, w io.Writer, name string) (n int, missing, cut []string, err error) {
+// a replay tool would serve its empty record as the page. So is a
+// response whose status no HTTP message can carry (a server's "000",
+// recorded bad-content), which would fail the whole export.
+func exportWARC(ctx context.Context, db *sqlite.DB, blobs *blobfs.Store, w io.Writer, name string) (n int, left leftOut, err error) {
 	ww := warc.NewWriter(w, 0)
 	if _, err := ww.Info(name, software, time.Now().UTC()); err != nil {
-		return 0, nil, nil, err
+		return 0, left, err
 	}
 	err = db.Responses(ctx, func(r sqlite.Response) error {
+		if r.Status < 100 || r.Status > 999 {
+			left.badStatus = append(left.badStatus, r.URL)
+			return nil
+		}
 		if r.Status/100 == 2 && r.BodyKey == nil && r.ExitCode.Failed() {
-			cut = append(cut, r.URL)
+			left.cut = append(left.cut, r.URL)
 			return nil
 		}
 		e := warc.Exchange{
@@ -168,7 +185,7 @@ func exportWARC(ctx context.Context, db *sqlite.DB, blobs *blobfs.Store, w io.Wr
 			body, err := blobs.Get(ctx, *r.BodyKey)
 			switch {
 			case errors.Is(err, crawl.ErrNotFound):
-				missing = append(missing, r.URL)
+				left.missing = append(left.missing, r.URL)
 				return nil
 			case err != nil:
 				return fmt.Errorf("the body of %s: %w", r.URL, err)
@@ -181,5 +198,5 @@ func exportWARC(ctx context.Context, db *sqlite.DB, blobs *blobfs.Store, w io.Wr
 		n++
 		return ctx.Err()
 	})
-	return n, missing, cut, err
+	return n, left, err
 }

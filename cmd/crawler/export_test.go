@@ -110,14 +110,25 @@ func TestExportWARC(t *testing.T) {
 // TestExportLeavesOutCutBodies: a 200 whose body was not received whole
 // (the connection closed short of its Content-Length, or the body past
 // --max-resource-size) kept no body; its response is left out of the
-// export, and said so, rather than written as a complete empty page.
+// export, and said so, rather than written as a complete empty page. So
+// is a response with a status no HTTP message carries ("000"), which
+// failed the whole export.
 func TestExportLeavesOutCutBodies(t *testing.T) {
 	bin := warcio.Bin(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/":
 			w.Header().Set("Content-Type", "text/html")
-			io.WriteString(w, `<p>home <a href="/short">short</a> <a href="/big">big</a></p>`)
+			io.WriteString(w, `<p>home <a href="/short">short</a> <a href="/big">big</a> <a href="/zero">zero</a></p>`)
+		case "/zero":
+			conn, buf, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			buf.WriteString("HTTP/1.1 000 Zero\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi")
+			buf.Flush()
+			conn.Close()
 		case "/short":
 			w.Header().Set("Content-Type", "text/html")
 			w.Header().Set("Content-Length", "1000")
@@ -149,7 +160,7 @@ func TestExportLeavesOutCutBodies(t *testing.T) {
 	if got["/"] != "200" {
 		t.Errorf("the whole page's response: %q, want 200 (records %v)", got["/"], got)
 	}
-	for _, p := range []string{"/short", "/big"} {
+	for _, p := range []string{"/short", "/big", "/zero"} {
 		if s, ok := got[p]; ok {
 			t.Errorf("%s exported as %s, with no body received whole", p, s)
 		}
@@ -158,5 +169,8 @@ func TestExportLeavesOutCutBodies(t *testing.T) {
 	cut := countRows(t, data, `SELECT count(*) FROM request WHERE http_status_code/100 = 2 AND exit_code >= 50`)
 	if cut < 2 || !strings.Contains(stderr, strconv.Itoa(cut)+" responses whose body was not received whole") {
 		t.Errorf("export said %q, want the %d left out named", stderr, cut)
+	}
+	if !strings.Contains(stderr, "1 responses with no valid HTTP status") {
+		t.Errorf("export said %q, want the response of status 000 left out named", stderr)
 	}
 }
