@@ -293,8 +293,14 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 		return err
 	}
 	for _, s := range seeds {
-		if _, err := urlnorm.Normalize(s); err != nil {
+		n, err := urlnorm.Normalize(s)
+		if err != nil {
 			return invalidURL(s, err)
+		}
+		if len(n.URL) > crawl.MaxKeptURLLength {
+			// The scheduler would refuse it, and dead-letter its event.
+			return usagef("invalid URL %q: it is %d bytes long once normalized, more than the %d a URL may have (docs/limits.md)",
+				crawl.Truncate(s, 100), len(n.URL), crawl.MaxKeptURLLength)
 		}
 	}
 	log, err := f.logger(stderr)

@@ -60,6 +60,8 @@ func TestUsageErrors(t *testing.T) {
 		{"no URL", []string{"crawl", "--data", t.TempDir()}, "no URL"},
 		{"bad URL", []string{"crawl", "--data", t.TempDir(), "not a url"}, "invalid URL"},
 		{"ftp URL", []string{"crawl", "--data", t.TempDir(), "ftp://example.org/"}, "invalid URL"},
+		{"URL too long", []string{"crawl", "--data", t.TempDir(), "http://example.org/" + strings.Repeat("a", 3000)}, "3019 bytes long once normalized, more than the 2048"},
+		{"URL too long once normalized", []string{"crawl", "--data", t.TempDir(), "http://example.org/" + strings.Repeat("é", 400)}, "more than the 2048"},
 		{"host without a scheme", []string{"crawl", "--data", t.TempDir(), "example.org"}, "no scheme (did you mean https://example.org?)"},
 		{"bad flag", []string{"crawl", "--no-such-flag", "http://example.org/"}, "flag provided but not defined"},
 		{"bad duration", []string{"crawl", "--delay", "soon", "http://example.org/"}, "invalid value"},
