@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
 // The search index (full_text_entity_index) and the token index
@@ -180,6 +182,9 @@ func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
 			p.id, p.title, p.desc); err != nil {
 			return fmt.Errorf("insert text_pile_title: %w", err)
 		}
+		for i := range p.text {
+			p.text[i] = crawl.Truncate(p.text[i], MaxIndexedText)
+		}
 		rows = append(rows, p.id, p.id, p.title, p.desc, p.text[0], p.text[1], p.text[2], p.text[3], p.text[4], p.text[5])
 		ids = append(ids, p.id)
 		for _, t := range p.text {
@@ -193,6 +198,18 @@ func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
 	}
 	return flush()
 }
+
+// MaxIndexedText bounds each text column of a pile as the full-text
+// index takes it: its first MiB (cut at a character boundary); the pile
+// keeps all of it, and snippets read it from there. FTS5 holds every
+// distinct term of a row in memory until it is written: a page of 9.9
+// MB of random words took the crawl's memory from 156 to 390 MB, past
+// docs/limits.md's bound (an exploratory test, 2026-11-30). The largest
+// page of eight documentation trees has 1.7 MB of text (two pages of the
+// Java API's index); the others have under 300 KB. The index has
+// external content and never deletes a row, so what it was given need
+// not be the whole pile.
+const MaxIndexedText = 1 << 20
 
 // ftsStatementBytes bounds the text of one full-text statement (past
 // its last pile): the driver copies every bound string into C memory,

@@ -95,6 +95,82 @@ func TestIndexTokens(t *testing.T) {
 	}
 }
 
+// TestIndexTokensPastTheCache: once the token table is larger than
+// the writer's cache, a pile's tokens are looked up in the table (a few
+// hundred a statement) and only those not there are added: each token
+// is stored once and every pile gets its counts.
+func TestIndexTokensPastTheCache(t *testing.T) {
+	ctx := context.Background()
+	d := openTest(t)
+	pile := func(name string, tokens map[string]int) {
+		t.Helper()
+		id := d.testPile(t, name)
+		if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title, tokens) VALUES(?,'',?)`,
+			id, encodeTokens(tokens)); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := d.IndexPending(ctx); n != 1 || err != nil {
+			t.Fatalf("IndexPending = %d, %v; want 1 pile", n, err)
+		}
+		if got := d.testStats(t, id); !reflect.DeepEqual(got, tokens) {
+			t.Errorf("%s: %d token counts, want %d", name, len(got), len(tokens))
+		}
+	}
+	first, second := map[string]int{}, map[string]int{}
+	for i := range 1200 {
+		first[fmt.Sprintf("known%d", i)] = i%7 + 1
+		if i%2 == 0 {
+			second[fmt.Sprintf("known%d", i)] = 2
+		}
+		second[fmt.Sprintf("new%d", i)] = 1
+	}
+	pile("first", first)
+	// What the writer does once the table is past its cache: nothing
+	// cached, and the table not loaded.
+	d.ids.reset()
+	d.ids.tokensTried = true
+	pile("second", second)
+	var n int
+	if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM token`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 2400 {
+		t.Errorf("%d tokens stored, want 2400 (each once)", n)
+	}
+}
+
+// TestIndexedTextBounded: the full-text index takes the first
+// MaxIndexedText bytes of a pile's text; a word past them is not
+// matched, and the pile keeps all of its text.
+func TestIndexedTextBounded(t *testing.T) {
+	ctx := context.Background()
+	d := openTest(t)
+	id := d.testPile(t, "long")
+	text := "early " + strings.Repeat("filler ", MaxIndexedText/7) + " beyond"
+	if _, err := d.exec(ctx, `UPDATE text_pile SET text=? WHERE text_pile_id=?`, text, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title) VALUES(?,'')`, id); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := d.IndexPending(ctx); n != 1 || err != nil {
+		t.Fatalf("IndexPending = %d, %v; want 1 pile", n, err)
+	}
+	for word, want := range map[string]int{"early": 1, "filler": 1, "beyond": 0} {
+		var n int
+		if err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM full_text_entity_index WHERE full_text_entity_index MATCH ?`, word).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != want {
+			t.Errorf("%q matched %d piles, want %d", word, n, want)
+		}
+	}
+	var kept int
+	if err := d.db.QueryRowContext(ctx, `SELECT length(text) FROM text_pile WHERE text_pile_id=?`, id).Scan(&kept); err != nil || kept != len(text) {
+		t.Errorf("the pile keeps %d bytes (%v), want %d", kept, err, len(text))
+	}
+}
+
 // TestRolledBackIDsForgotten: a write that adds URLs and tokens and then
 // fails is rolled back, and the writer's caches must not keep the ids
 // it added (a later write using one would point at no row: the foreign

@@ -10,9 +10,18 @@ import (
 	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
+// MaxPileTokens bounds the distinct tokens counted in one text pile:
+// past it, a token not yet seen in the pile is left out (those seen go
+// on being counted). The largest page of eight documentation trees has
+// 10,760; a page of random words had 825,000, each a new row of the
+// token table, and wrote for more than a minute while the crawl waited
+// (an exploratory test, 2026-11-30).
+const MaxPileTokens = 50_000
+
 // Tokens counts the tokens of a text pile for token_statistics: runs of
 // letters, combining marks and digits, lower-cased and in Unicode NFC, 2
-// to 64 bytes long, over every field.
+// to 64 bytes long, over every field, the first MaxPileTokens distinct
+// ones.
 //
 // It scans ASCII a byte at a time: a token of ASCII letters and digits
 // is already in NFC, and is lower-cased only if it has a capital. Only
@@ -63,6 +72,9 @@ func Tokens(p crawl.TextPile) map[string]int {
 				w = lw
 			}
 			if len(w) < 2 || len(w) > 64 {
+				continue
+			}
+			if _, ok := out[w]; !ok && len(out) >= MaxPileTokens {
 				continue
 			}
 			out[w]++

@@ -1,6 +1,7 @@
 package summarize
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -82,5 +83,25 @@ func BenchmarkTokens(b *testing.B) {
 	b.SetBytes(int64(len(p.Text) + len(p.CodeText)))
 	for b.Loop() {
 		Tokens(p)
+	}
+}
+
+// TestTokensBounded: past MaxPileTokens distinct tokens, new ones are
+// left out and those already seen are still counted.
+func TestTokensBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range MaxPileTokens + 100 {
+		fmt.Fprintf(&b, "w%d ", i)
+	}
+	b.WriteString("w0 w1 late")
+	got := Tokens(crawl.TextPile{Text: b.String()})
+	if len(got) != MaxPileTokens {
+		t.Errorf("%d distinct tokens, want %d", len(got), MaxPileTokens)
+	}
+	if got["w0"] != 2 || got["w1"] != 2 {
+		t.Errorf("w0 %d and w1 %d times, want 2 each: tokens seen are counted past the bound", got["w0"], got["w1"])
+	}
+	if _, ok := got["late"]; ok {
+		t.Error("a new token past the bound was counted")
 	}
 }
