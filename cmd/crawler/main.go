@@ -19,6 +19,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -44,6 +45,12 @@ Run 'crawler <command> -h' for a command's flags.
 `
 
 func main() {
+	// What the standard library logs with the log package (net/http's
+	// "Unsolicited response received on idle HTTP channel", when a server
+	// sends more than its Content-Length) is not the user's business: it
+	// goes through slog at Info, below what is printed. Each command
+	// logs through its own --log-level logger.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	// SIGINT or SIGTERM cancels the command's context with the signal as
 	// its cause (run turns it into the exit status); a second one ends
 	// the process at once, as it would without the crawler's handling.
