@@ -438,7 +438,13 @@ func printSummary(w io.Writer, r pipeline.Result) {
 		fmt.Fprintln(w, "  URLs are still due (--max-pages reached, or a host's robots.txt was unavailable): run again to continue")
 	}
 	if r.DeadLetters > 0 {
-		fmt.Fprintf(w, "  %d messages could not be handled (dead-letter queues in the database)\n", r.DeadLetters)
+		// Only this run's: earlier runs' stay in the queues, and were
+		// said by the run that put them there.
+		all := ""
+		if r.DeadLettersAll > r.DeadLetters {
+			all = fmt.Sprintf(", %d with earlier runs'", r.DeadLettersAll)
+		}
+		fmt.Fprintf(w, "  %d messages could not be handled in this run (dead-letter queues in the database%s)\n", r.DeadLetters, all)
 	}
 }
 

@@ -71,7 +71,10 @@ type Result struct {
 	Elapsed     time.Duration
 	Outcomes    map[crawl.ExitCode]int // crawls of this run by outcome
 	Filtered    map[crawl.ExitCode]int // candidates ruled out, all runs
-	DeadLetters int                    // messages that could not be handled
+	DeadLetters int                    // messages of this run that could not be handled
+	// DeadLettersAll counts every message in the dead-letter queues,
+	// this run's and earlier runs'.
+	DeadLettersAll int
 	StillDue    bool                   // candidates left due, now or later: a next run has work
 	NextDue     int64                  // when the first of them is due (Unix seconds), if StillDue
 }
@@ -155,7 +158,7 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	// A cancelled run still reports what it did.
 	res.StillDue, res.NextDue = stillDue, nextDue
 	res.Crawled, res.Bytes, res.Elapsed = st.crawled.Load(), st.bytes.Load(), time.Since(start)
-	if err := d.report(context.WithoutCancel(ctx), &res); err != nil && runErr == nil {
+	if err := d.report(context.WithoutCancel(ctx), &res, start); err != nil && runErr == nil {
 		runErr = err
 	}
 	if cfg.Progress != nil {
@@ -627,8 +630,9 @@ func (r *runner) indexWaiting(ctx context.Context, waiting time.Time) time.Time 
 }
 
 // report fills in the run's outcomes, the candidates ruled out and the
-// dead letters; the agent is marked finished.
-func (d *DataDir) report(ctx context.Context, res *Result) error {
+// dead letters (those of the run, which began at start, and all); the
+// agent is marked finished.
+func (d *DataDir) report(ctx context.Context, res *Result, start time.Time) error {
 	var errs []error
 	errs = append(errs, d.DB.FinishAgent(ctx, res.AgentUUID, time.Now().Unix()))
 	var err error
@@ -636,11 +640,8 @@ func (d *DataDir) report(ctx context.Context, res *Result) error {
 	errs = append(errs, err)
 	res.Filtered, err = d.DB.FilteredCounts(ctx)
 	errs = append(errs, err)
-	for _, q := range allQueues {
-		dl, err := d.DB.DeadLetters(ctx, q)
-		errs = append(errs, err)
-		res.DeadLetters += len(dl)
-	}
+	res.DeadLetters, res.DeadLettersAll, err = d.DB.DeadLetterCounts(ctx, start, allQueues...)
+	errs = append(errs, err)
 	return errors.Join(errs...)
 }
 

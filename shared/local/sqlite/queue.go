@@ -119,11 +119,28 @@ func (d *DB) Retry(ctx context.Context, queue, id string, delay time.Duration) e
 // DeadLetter moves a message to the queue's dead-letter queue
 // (queue + "-dlq") with the reason it could not be handled.
 func (d *DB) DeadLetter(ctx context.Context, queue, id, reason string) error {
-	if _, err := d.exec(ctx, `UPDATE queue_message SET queue=?, reason=?, visible_at_ms=0 WHERE queue=? AND message_id=?`,
-		DeadLetterQueue(queue), reason, queue, id); err != nil {
+	// A dead letter's visible_at_ms is when it was dead-lettered: nothing
+	// receives from a dead-letter queue (DeadLetterCounts).
+	if _, err := d.exec(ctx, `UPDATE queue_message SET queue=?, reason=?, visible_at_ms=? WHERE queue=? AND message_id=?`,
+		DeadLetterQueue(queue), reason, time.Now().UnixMilli(), queue, id); err != nil {
 		return fmt.Errorf("dead-letter message %s of %s: %w", id, queue, err)
 	}
 	return nil
+}
+
+// DeadLetterCounts counts the messages in the named queues' dead-letter
+// queues: those dead-lettered since the time given, and all of them
+// (those of versions before 2026-11-30 carry no time: only in all).
+func (d *DB) DeadLetterCounts(ctx context.Context, since time.Time, queues ...string) (recent, all int, err error) {
+	for _, q := range queues {
+		var r, a int
+		if err := d.db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE visible_at_ms >= ?), count(*) FROM queue_message WHERE queue=?`,
+			since.UnixMilli(), DeadLetterQueue(q)).Scan(&r, &a); err != nil {
+			return 0, 0, fmt.Errorf("count dead letters of %s: %w", q, err)
+		}
+		recent, all = recent+r, all+a
+	}
+	return recent, all, nil
 }
 
 // DeadLetterQueue names a queue's dead-letter queue.
@@ -185,8 +202,8 @@ func (d *DB) ReleaseLeases(ctx context.Context, queues ...string) error {
 // queue's dead-letter queue with its reason, as DeadLetter does for a
 // message of the database's own.
 func (d *DB) AddDeadLetter(ctx context.Context, queue string, body []byte, receives int, reason string) error {
-	if _, err := d.exec(ctx, `INSERT INTO queue_message(queue, body, visible_at_ms, receive_count, reason) VALUES(?,?,0,?,?)`,
-		DeadLetterQueue(queue), body, receives, reason); err != nil {
+	if _, err := d.exec(ctx, `INSERT INTO queue_message(queue, body, visible_at_ms, receive_count, reason) VALUES(?,?,?,?,?)`,
+		DeadLetterQueue(queue), body, time.Now().UnixMilli(), receives, reason); err != nil {
 		return fmt.Errorf("dead-letter a message of %s: %w", queue, err)
 	}
 	return nil
