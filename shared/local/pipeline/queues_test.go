@@ -60,13 +60,21 @@ func TestQueues(t *testing.T) {
 	if n, _ := q.Pending(ctx, QueueFetch); n != 1 {
 		t.Errorf("%d fetch tasks pending after the dead letter, want 1", n)
 	}
+	// And one of a queue kept in the database.
+	sum, err := q.Receive(ctx, QueueSummarize, 1, time.Minute)
+	if err != nil || len(sum) != 1 {
+		t.Fatalf("Receive = %+v, %v; want the summarize task", sum, err)
+	}
+	if err := q.DeadLetter(ctx, QueueSummarize, sum[0].ID, "cannot be summarized"); err != nil {
+		t.Fatal(err)
+	}
 	// Counted as dead-lettered since a moment ago, and not since now.
 	for _, tc := range []struct {
 		since  time.Time
 		recent int
-	}{{time.Now().Add(-time.Minute), 1}, {time.Now().Add(time.Second), 0}} {
-		if recent, all, err := dd.DB.DeadLetterCounts(ctx, tc.since, allQueues...); recent != tc.recent || all != 1 || err != nil {
-			t.Errorf("DeadLetterCounts(since %v) = %d, %d, %v; want %d of 1", tc.since, recent, all, err, tc.recent)
+	}{{time.Now().Add(-time.Minute), 2}, {time.Now().Add(time.Second), 0}} {
+		if recent, all, err := dd.DB.DeadLetterCounts(ctx, tc.since, allQueues...); recent != tc.recent || all != 2 || err != nil {
+			t.Errorf("DeadLetterCounts(since %v) = %d, %d, %v; want %d of 2", tc.since, recent, all, err, tc.recent)
 		}
 	}
 }

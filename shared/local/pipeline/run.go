@@ -75,8 +75,8 @@ type Result struct {
 	// DeadLettersAll counts every message in the dead-letter queues,
 	// this run's and earlier runs'.
 	DeadLettersAll int
-	StillDue    bool                   // candidates left due, now or later: a next run has work
-	NextDue     int64                  // when the first of them is due (Unix seconds), if StillDue
+	StillDue       bool  // candidates left due, now or later: a next run has work
+	NextDue        int64 // when the first of them is due (Unix seconds), if StillDue
 }
 
 // retryPolicy is crawl's one retry policy, with waits sized for one
