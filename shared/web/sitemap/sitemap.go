@@ -147,11 +147,34 @@ func ParseEntries(body []byte) (Kind, []Entry, error) {
 				cur, inEntry = Entry{}, false
 			}
 			if len(entries) >= MaxURLs {
-				return kind, entries, nil
+				return kind, entries, more(dec)
 			}
 		}
 	}
 	return kind, entries, nil
+}
+
+// ErrTooManyURLs says a sitemap listed more than MaxURLs entries, the
+// protocol's limit: the first MaxURLs are returned, and the rest are
+// left out, as the protocol allows, but not in silence.
+var ErrTooManyURLs = fmt.Errorf("the sitemap lists more than %d URLs, the protocol's limit: the rest are left out", MaxURLs)
+
+// more reads on, once MaxURLs entries are in, and returns
+// ErrTooManyURLs when another entry's element follows (nil at the
+// document's end or on an error: nothing more can be read then).
+func more(dec *xml.Decoder) error {
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if t, ok := tok.(xml.StartElement); ok {
+			switch t.Name.Local {
+			case "url", "sitemap", "loc":
+				return ErrTooManyURLs
+			}
+		}
+	}
 }
 
 // maxField bounds the text kept of one element (a URL may be 2,048

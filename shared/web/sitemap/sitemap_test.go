@@ -3,6 +3,8 @@ package sitemap
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -127,4 +129,35 @@ func TestParseText(t *testing.T) {
 			t.Errorf("kind %v, %d entries; want a URL set of %d", kind, len(entries), MaxURLs)
 		}
 	})
+}
+
+// TestParseEntriesAtMost: a sitemap of more than MaxURLs URLs gives the
+// first MaxURLs and says the rest were left out; one of exactly MaxURLs
+// says nothing.
+func TestParseEntriesAtMost(t *testing.T) {
+	urlset := func(n int) []byte {
+		var b strings.Builder
+		b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		for i := range n {
+			fmt.Fprintf(&b, "<url><loc>https://example.com/%d</loc></url>\n", i)
+		}
+		b.WriteString("</urlset>")
+		return []byte(b.String())
+	}
+	tests := []struct {
+		name string
+		n    int
+		err  error
+	}{
+		{"exactly the limit", MaxURLs, nil},
+		{"past the limit", MaxURLs + 10, ErrTooManyURLs},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kind, entries, err := ParseEntries(urlset(tt.n))
+			if kind != URLSet || len(entries) != MaxURLs || !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
+				t.Errorf("kind %v, %d entries, %v; want a URL set of %d, %v", kind, len(entries), err, MaxURLs, tt.err)
+			}
+		})
+	}
 }
