@@ -194,9 +194,11 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		return finish(crawl.ExitNoSitemap, "no sitemap here: HTTP "+resp.Status)
 	case status >= 400 && status < 500:
 		return finish(crawl.ExitHTTPClientError, "HTTP "+resp.Status)
-	case status >= 500:
+	case status >= 500 && status < 600:
 		return finish(crawl.ExitHTTPServerError, attempts("HTTP "+resp.Status, len(cr.Requests)))
 	default:
+		// 1xx as a final answer, or past 599: no HTTP status (RFC 9110
+		// section 15 defines 100 to 599).
 		return finish(crawl.ExitBadContent, "unexpected HTTP "+resp.Status)
 	}
 }
@@ -565,8 +567,10 @@ func requestExit(status int) crawl.ExitCode {
 		return crawl.ExitRateLimited
 	case status >= 400 && status < 500:
 		return crawl.ExitHTTPClientError
-	default:
+	case status >= 500 && status < 600:
 		return crawl.ExitHTTPServerError
+	default:
+		return crawl.ExitBadContent
 	}
 }
 

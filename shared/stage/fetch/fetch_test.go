@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1125,4 +1126,37 @@ func TestUnsettled304s(t *testing.T) {
 			t.Errorf("%d summarize tasks, want 1", n)
 		}
 	})
+}
+
+// TestStatusOutcomes: a status is named by its class, and one past 599
+// (no HTTP status: RFC 9110 defines 100 to 599) is bad content, not a
+// server error; the request row says the same.
+func TestStatusOutcomes(t *testing.T) {
+	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		code, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/s"))
+		w.WriteHeader(code)
+	})
+	h := newHarness(t, nil, func(c *Config) { c.RetryBase = time.Millisecond })
+	tests := []struct {
+		status int
+		want   crawl.ExitCode
+	}{
+		{299, crawl.ExitComplete},
+		{418, crawl.ExitHTTPClientError},
+		{500, crawl.ExitHTTPServerError},
+		{599, crawl.ExitHTTPServerError},
+		{600, crawl.ExitBadContent},
+		{999, crawl.ExitBadContent},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
+			cr, _ := h.crawl(t, fmt.Sprintf("%s/s%d", srv.URL, tt.status), nil)
+			if cr.Log.ExitCode != tt.want {
+				t.Errorf("HTTP %d: %v, want %v", tt.status, cr.Log.ExitCode, tt.want)
+			}
+			if n := len(cr.Requests); n == 0 || cr.Requests[n-1].ExitCode != tt.want {
+				t.Errorf("HTTP %d: requests %+v, the last one %v", tt.status, cr.Requests, tt.want)
+			}
+		})
+	}
 }
