@@ -125,7 +125,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if code, ok := interruptedStatus(ctx); ok && (err == nil || errors.Is(err, context.Canceled)) {
 		if err != nil {
-			fmt.Fprintf(stderr, "crawler %s: %v\n", args[0], context.Cause(ctx))
+			// Stopped before the crawl's own summary (which says how to
+			// continue), while it opened its data directory or resumed.
+			again := ""
+			if args[0] == "crawl" || args[0] == "recrawl" {
+				again = "; run the same command again to continue"
+			}
+			fmt.Fprintf(stderr, "crawler %s: %v%s\n", args[0], context.Cause(ctx), again)
 		}
 		return code
 	}

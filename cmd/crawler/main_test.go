@@ -619,3 +619,17 @@ func TestSeedLeavingScopeIsNamed(t *testing.T) {
 		t.Errorf("a seed in scope: %q", stdout)
 	}
 }
+
+// TestSignalledBeforeTheCrawl: a crawl stopped by a signal before it
+// has begun (here, before it opens its data directory) exits with the
+// signal's status and says how to continue, as a crawl stopped midway
+// does.
+func TestSignalledBeforeTheCrawl(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(signalled{syscall.SIGTERM})
+	var o, e bytes.Buffer
+	code := run(ctx, []string{"crawl", "--data", t.TempDir(), "--allow-private", "http://127.0.0.1:1/"}, &o, &e)
+	if code != 143 || !strings.Contains(e.String(), "run the same command again to continue") {
+		t.Errorf("exit %d, stderr %q; want 143 and how to continue", code, e.String())
+	}
+}
