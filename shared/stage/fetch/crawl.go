@@ -167,6 +167,10 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	resp := res.resp
 	status := resp.StatusCode
 	switch {
+	case status == http.StatusPartialContent:
+		// A part of the body, which the crawler never asks for (it sends
+		// no Range): stored as the page, it would be taken for all of it.
+		return finish(crawl.ExitBadContent, "HTTP "+resp.Status+" to a request that asked for no range")
 	case status >= 200 && status < 300:
 		return f.stored(ctx, &out, res, finish)
 	case status == http.StatusNotModified:
