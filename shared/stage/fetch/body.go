@@ -84,33 +84,57 @@ func readBody(resp *http.Response, max int64) ([]byte, error) {
 
 // readRobots reads a robots.txt body, decoded per Content-Encoding as
 // a page's is (a gzipped file read as it came was lines of binary,
-// all ignored: everything allowed), up to robots.MaxSize. A file cut
-// there loses its last line too, unless it ended just there: read as a
-// whole line, a cut "Allow: /private/ok" is "Allow: /private", which
-// allows more than the file does (RFC 9309 section 2.5 asks a crawler
-// to parse at least 500 KiB, and to fail no more open than the file).
+// all ignored: everything allowed), up to robots.MaxSize. A coding it
+// cannot undo (a name it does not know, such as "utf-8", or a body that
+// is not what its coding says, such as an empty "gzip" one) is read as
+// the bytes came, as browsers do: a host is not shut out for a header.
+//
+// A file cut at robots.MaxSize loses the line the cut falls in, unless
+// that line is a Disallow, or the file ended just there: read whole, a
+// cut "Allow: /private/ok" is "Allow: /private", and a cut "Crawl-delay:
+// 10" is 1, each more than the file allows; a cut Disallow disallows
+// more, and is kept (RFC 9309 section 2.5 asks a crawler to parse at
+// least 500 KiB, and it must fail no more open than the file).
 func readRobots(resp *http.Response) ([]byte, error) {
-	r, err := decoded(resp)
-	if err != nil {
-		return nil, err
-	}
-	body, err := io.ReadAll(io.LimitReader(r, robots.MaxSize+1))
+	raw, err := io.ReadAll(io.LimitReader(netReader{resp.Body}, 4*robots.MaxSize))
 	if err != nil {
 		var ne *netReadError
 		if errors.As(err, &ne) {
 			return nil, ne
 		}
-		return nil, fmt.Errorf("decoding %s body: %w", resp.Header.Get("Content-Encoding"), err)
+		return nil, err
+	}
+	body := raw
+	if encs := encodings(resp.Header.Get("Content-Encoding")); len(encs) > 0 && len(raw) > 0 {
+		var r io.Reader = bytes.NewReader(raw)
+		for _, enc := range encs {
+			if r, err = decoder(enc, r); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			dec, err := io.ReadAll(io.LimitReader(r, robots.MaxSize+1))
+			if err != nil && len(dec) <= robots.MaxSize {
+				return nil, fmt.Errorf("decoding %s robots.txt: %w", resp.Header.Get("Content-Encoding"), err)
+			}
+			body = dec
+		}
 	}
 	if len(body) <= robots.MaxSize {
 		return body, nil
 	}
 	whole := body[robots.MaxSize] == '\n' || body[robots.MaxSize] == '\r'
 	body = body[:robots.MaxSize]
-	if !whole {
-		body = body[:bytes.LastIndexAny(body, "\r\n")+1]
+	if start := bytes.LastIndexAny(body, "\r\n") + 1; !whole && !isDisallow(body[start:]) {
+		body = body[:start]
 	}
 	return body, nil
+}
+
+// isDisallow reports whether a robots.txt line is a Disallow rule.
+func isDisallow(line []byte) bool {
+	name, _, ok := bytes.Cut(bytes.TrimLeft(line, " \t"), []byte(":"))
+	return ok && strings.EqualFold(string(bytes.TrimSpace(name)), "disallow")
 }
 
 // encodings lists the codings applied, outermost first (the header

@@ -95,17 +95,18 @@ func TestRobotsSitemapTooLong(t *testing.T) {
 
 // TestRobotsReadAsTheServerMeantIt: a robots.txt cut at robots.MaxSize
 // loses the line the cut falls in (read whole, a cut "Allow:
-// /private/ok-only" allows all of /private), keeps a line that ends just
-// there, and a gzipped one is decoded as a page is: each was allowed
-// wholesale before.
+// /private/ok-only" allows all of /private) but for a Disallow (a cut
+// one disallows more), keeps a line that ends just there; a gzipped one
+// is decoded as a page is; and one whose coding cannot be undone is
+// read as it came. The client is the fetcher's (no transparent gzip).
 func TestRobotsReadAsTheServerMeantIt(t *testing.T) {
 	head := "User-agent: *\nDisallow: /private\n"
-	// padded makes a file of head, comment lines, and last, with byte
-	// robots.MaxSize at offset at of last (-1: the line ending before it).
-	padded := func(last string, at int) string {
-		n := robots.MaxSize - len(head) - at
+	// padded makes a file of start, comment lines, and last, with byte
+	// robots.MaxSize at offset at of last.
+	padded := func(start, last string, at int) string {
+		n := robots.MaxSize - len(start) - at
 		var b strings.Builder
-		b.WriteString(head)
+		b.WriteString(start)
 		for n > 0 {
 			line := min(n, 200)
 			if line < 2 {
@@ -118,17 +119,21 @@ func TestRobotsReadAsTheServerMeantIt(t *testing.T) {
 		return b.String() + last
 	}
 	tests := []struct {
-		name    string
-		robots  string
-		gzipped bool
-		path    string
-		want    crawl.ExitCode
+		name     string
+		robots   string
+		encoding string // Content-Encoding: "gzip" compresses the file; any other is only named
+		path     string
+		want     crawl.ExitCode
 	}{
-		{"a line cut at the limit is left out", padded("Allow: /private/ok-only-this\n", len("Allow: /private")), false, "/private", crawl.ExitRobotsDisallowed},
-		{"a line that ends at the limit is kept", padded("Disallow: /secret\nAllow: /", len("Disallow: /secret")), false, "/secret", crawl.ExitRobotsDisallowed},
-		{"the control: allowed", padded("Disallow: /secret\nAllow: /", len("Disallow: /secret")), false, "/open", crawl.ExitComplete},
-		{"gzipped", head, true, "/private", crawl.ExitRobotsDisallowed},
-		{"gzipped, allowed", head, true, "/open", crawl.ExitComplete},
+		{"a line cut at the limit is left out", padded(head, "Allow: /private/ok-only-this\n", len("Allow: /private")), "", "/private", crawl.ExitRobotsDisallowed},
+		{"a Disallow cut at the limit is kept", padded("User-agent: *\n", "Disallow: /secret-area\n", len("Disallow: /secret")), "", "/secret-area", crawl.ExitRobotsDisallowed},
+		{"a line that ends at the limit is kept", padded(head, "Disallow: /secret\nAllow: /", len("Disallow: /secret")), "", "/secret", crawl.ExitRobotsDisallowed},
+		{"the control: allowed", padded(head, "Disallow: /secret\nAllow: /", len("Disallow: /secret")), "", "/open", crawl.ExitComplete},
+		{"gzipped", head, "gzip", "/private", crawl.ExitRobotsDisallowed},
+		{"gzipped, allowed", head, "gzip", "/open", crawl.ExitComplete},
+		{"a coding it does not know, read as it came", head, "utf-8", "/private", crawl.ExitRobotsDisallowed},
+		{"a coding it does not know, the host not shut out", head, "utf-8", "/open", crawl.ExitComplete},
+		{"an empty body said to be gzip: an empty file", "", "gzip-empty", "/private", crawl.ExitComplete},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,18 +142,24 @@ func TestRobotsReadAsTheServerMeantIt(t *testing.T) {
 					fmt.Fprint(w, "<p>hello</p>")
 					return
 				}
-				if !tt.gzipped {
+				switch tt.encoding {
+				case "":
 					fmt.Fprint(w, tt.robots)
-					return
+				case "gzip":
+					// Whether asked for or not, as some servers do.
+					w.Header().Set("Content-Encoding", "gzip")
+					zw := gzip.NewWriter(w)
+					zw.Write([]byte(tt.robots))
+					zw.Close()
+				case "gzip-empty":
+					w.Header().Set("Content-Encoding", "gzip")
+				default:
+					w.Header().Set("Content-Encoding", tt.encoding)
+					fmt.Fprint(w, tt.robots)
 				}
-				// Whether asked for or not, as some servers do.
-				w.Header().Set("Content-Encoding", "gzip")
-				zw := gzip.NewWriter(w)
-				zw.Write([]byte(tt.robots))
-				zw.Close()
 			}))
 			defer srv.Close()
-			h := newHarness(t, nil, nil)
+			h := newHarness(t, &http.Client{Transport: &http.Transport{DisableCompression: true}}, nil)
 			cr, _ := h.crawl(t, srv.URL+tt.path, nil)
 			if cr.Log.ExitCode != tt.want {
 				msg := ""
