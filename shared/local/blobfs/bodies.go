@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,8 +50,11 @@ func (s *Store) Keep(ctx context.Context, x warc.Exchange) (string, error) {
 		// Cut what was written of the records (a full disk stops a
 		// write midway), so that the file stays valid WARC; the next
 		// body goes to a new file.
-		s.cur.Truncate(end)
+		key, terr := s.curKey, s.cur.Truncate(end)
 		s.closeWARCLocked()
+		if terr != nil {
+			err = errors.Join(err, fmt.Errorf("cut the torn record off %s: %w", key, terr))
+		}
 		return "", fmt.Errorf("keep the body of %s: %w", x.URL, err)
 	}
 	return warc.Ref{Object: s.curKey, Span: span}.String(), nil

@@ -144,6 +144,10 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	if ctx.Err() == nil && rctx.Err() != nil {
 		runErr = context.Cause(rctx)
 	}
+	if runErr != nil && unwritable(runErr) && !errors.Is(runErr, ErrUnwritable) {
+		// Met by the release or the resume, not a worker: said the same.
+		runErr = fmt.Errorf("%w: %w", ErrUnwritable, runErr)
+	}
 	if err := r.waitHandOffs(); err != nil && runErr == nil {
 		runErr = err
 	}

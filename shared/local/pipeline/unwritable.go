@@ -18,10 +18,12 @@ import (
 var ErrUnwritable = errors.New("the data directory cannot be written (is the disk full?); free space and run the same command again to continue")
 
 // unwritable reports whether err says the data directory cannot be
-// written.
+// written. Not a failed read (EIO, a damaged record): that is retried
+// and dead-lettered with its message, as before, rather than stop every
+// run at the same message.
 func unwritable(err error) bool {
 	return sqlite.Unwritable(err) || errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
-		errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EIO) || errors.Is(err, syscall.EFBIG)
+		errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EFBIG)
 }
 
 // stopIfUnwritable stops the run with ErrUnwritable (and err) when err

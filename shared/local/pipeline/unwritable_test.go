@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,5 +52,30 @@ func TestFullDiskStopsTheRun(t *testing.T) {
 	}
 	if ctx.Err() != nil {
 		t.Fatalf("the run ended only at the test's deadline")
+	}
+}
+
+// TestUnwritable: write-side failures stop a run; a failed read (EIO,
+// a damaged record) does not, and goes to retries and dead letters.
+func TestUnwritable(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"disk full", &os.PathError{Op: "write", Path: "crawl.db-wal", Err: syscall.ENOSPC}, true},
+		{"quota", fmt.Errorf("keep the body: %w", syscall.EDQUOT), true},
+		{"read-only file system", &os.PathError{Op: "open", Path: "x.warc", Err: syscall.EROFS}, true},
+		{"file too large", fmt.Errorf("keep the body: %w", syscall.EFBIG), true},
+		{"a failed read", &os.PathError{Op: "read", Path: "x.warc", Err: syscall.EIO}, false},
+		{"anything else", errors.New("HTTP 500"), false},
+		{"none", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := unwritable(tt.err); got != tt.want {
+				t.Errorf("unwritable(%v) = %v, want %v", tt.err, got, tt.want)
+			}
+		})
 	}
 }

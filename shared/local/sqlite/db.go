@@ -345,17 +345,24 @@ func corrupt(err error) error {
 
 // Unwritable reports whether err is SQLite saying that the database
 // cannot be written: the disk is full (SQLITE_FULL), the file is
-// read-only or the file system failed (SQLITE_READONLY, SQLITE_IOERR),
-// or the file is damaged. Retrying does not help until someone acts.
+// read-only (SQLITE_READONLY), or a write, a sync or a truncation of it
+// failed (those SQLITE_IOERR codes). Retrying does not help until
+// someone acts. A failed read is not one: it is retried, and its
+// message dead-lettered, as any other failure.
 func Unwritable(err error) bool {
 	var se *sqlitedriver.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
-			return true
-		}
+	if !errors.As(err, &se) {
+		return false
 	}
-	return errors.Is(err, ErrCorrupt)
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY:
+		return true
+	}
+	switch se.Code() {
+	case sqlite3.SQLITE_IOERR_WRITE, sqlite3.SQLITE_IOERR_FSYNC, sqlite3.SQLITE_IOERR_DIR_FSYNC, sqlite3.SQLITE_IOERR_TRUNCATE:
+		return true
+	}
+	return false
 }
 
 // Close stops the writer (a write already begun is finished and
