@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/serverless-crawler/crawler/shared/crawl"
 )
 
 // The search index (full_text_entity_index) and the token index
@@ -140,20 +138,23 @@ func tokenStatistics(counts []tokenCount) string {
 // went to the full-text index, 0.15 after (BENCHMARKS.md, "One
 // full-text statement a write"; TestIndexTextOneSegment).
 func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
-	var rows []any
-	var ids []int64
+	var ids []any
 	size := 0
-	// flush writes the full-text rows gathered so far in one statement.
+	// flush writes the full-text rows gathered so far in one statement,
+	// from the index's content view: what the index holds is what the
+	// view gives, bounds included (MaxIndexedText), for snippets, a
+	// rebuild and FTS5's integrity-check alike.
 	flush := func() error {
 		if len(ids) == 0 {
 			return nil
 		}
-		const row = `(?,?,'any',?,?,?,?,?,?,?,?)`
 		if _, err := tx.ExecContext(ctx, `INSERT INTO full_text_entity_index(rowid, text_pile_id, any, title, description, text,
-			secondary_text, big_headlines, small_headlines, code_text, quote_text) VALUES`+row+strings.Repeat(","+row, len(ids)-1), rows...); err != nil {
+			secondary_text, big_headlines, small_headlines, code_text, quote_text)
+			SELECT text_pile_id, text_pile_id, "any", title, description, text, secondary_text, big_headlines, small_headlines, code_text, quote_text
+			FROM full_text_entity_source WHERE text_pile_id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, ids...); err != nil {
 			return fmt.Errorf("insert full_text_entity_index (text piles %v): %w", ids, err)
 		}
-		rows, ids, size = rows[:0], ids[:0], 0
+		ids, size = ids[:0], 0
 		return nil
 	}
 	for _, p := range piles {
@@ -175,20 +176,15 @@ func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
 				return fmt.Errorf("insert token_statistics_by_pile: %w", err)
 			}
 		}
-		// The title first: the index reads its content back from
-		// text_pile and text_pile_title (schema.sql), which must hold
-		// what it was given here.
+		// The title first: the index is written from its content view,
+		// text_pile and text_pile_title (schema.sql).
 		if _, err := tx.ExecContext(ctx, `INSERT INTO text_pile_title(text_pile_id, title, description) VALUES(?,?,?)`,
 			p.id, p.title, p.desc); err != nil {
 			return fmt.Errorf("insert text_pile_title: %w", err)
 		}
-		for i := range p.text {
-			p.text[i] = crawl.Truncate(p.text[i], MaxIndexedText)
-		}
-		rows = append(rows, p.id, p.id, p.title, p.desc, p.text[0], p.text[1], p.text[2], p.text[3], p.text[4], p.text[5])
 		ids = append(ids, p.id)
 		for _, t := range p.text {
-			size += len(t)
+			size += min(len(t), MaxIndexedText)
 		}
 		if size >= ftsStatementBytes {
 			if err := flush(); err != nil {
@@ -200,15 +196,14 @@ func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
 }
 
 // MaxIndexedText bounds each text column of a pile as the full-text
-// index takes it: its first MiB (cut at a character boundary); the pile
-// keeps all of it, and snippets read it from there. FTS5 holds every
-// distinct term of a row in memory until it is written: a page of 9.9
-// MB of random words took the crawl's memory from 156 to 390 MB, past
+// index takes it: its first 1,048,576 characters (the content view's
+// substr, schema.sql, which must say the same number; a test checks
+// they agree); the pile keeps all of it. FTS5 holds every distinct term
+// of a row in memory until it is written: a page of 9.9 MB of random
+// words took the crawl's memory from 156 to 390 MB, past
 // docs/limits.md's bound (an exploratory test, 2026-11-30). The largest
 // page of eight documentation trees has 1.7 MB of text (two pages of the
-// Java API's index); the others have under 300 KB. The index has
-// external content and never deletes a row, so what it was given need
-// not be the whole pile.
+// Java API's index); the others have under 300 KB.
 const MaxIndexedText = 1 << 20
 
 // ftsStatementBytes bounds the text of one full-text statement (past

@@ -393,11 +393,17 @@ CREATE TABLE IF NOT EXISTS text_pile_title (
   description  TEXT
 );
 -- full_text_entity_source: the content of full_text_entity_index, the
--- indexed piles' text with their titles, column for column.
-CREATE VIEW IF NOT EXISTS full_text_entity_source AS
+-- indexed piles' text with their titles, column for column, each text
+-- column's first 1,048,576 characters (sqlite.MaxIndexedText): the index
+-- is written from this view (indexText), so that it holds what the view
+-- says, for snippets, a rebuild and FTS5's integrity-check alike. Made
+-- again at every open: an earlier version's had no bound.
+DROP VIEW IF EXISTS full_text_entity_source;
+CREATE VIEW full_text_entity_source AS
   SELECT p.text_pile_id AS text_pile_id, 'any' AS "any", t.title AS title, t.description AS description,
-    p.text AS text, p.secondary_text AS secondary_text, p.big_headlines AS big_headlines,
-    p.small_headlines AS small_headlines, p.code_text AS code_text, p.quote_text AS quote_text
+    substr(p.text, 1, 1048576) AS text, substr(p.secondary_text, 1, 1048576) AS secondary_text,
+    substr(p.big_headlines, 1, 1048576) AS big_headlines, substr(p.small_headlines, 1, 1048576) AS small_headlines,
+    substr(p.code_text, 1, 1048576) AS code_text, substr(p.quote_text, 1, 1048576) AS quote_text
   FROM text_pile p JOIN text_pile_title t ON t.text_pile_id = p.text_pile_id;
 -- text_pile_simhash: a text pile's SimHash (crawl/simhash.go) as a
 -- signed integer, and its four 16-bit bands, each indexed: a

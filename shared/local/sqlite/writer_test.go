@@ -140,7 +140,7 @@ func TestIndexTokensPastTheCache(t *testing.T) {
 }
 
 // TestIndexedTextBounded: the full-text index takes the first
-// MaxIndexedText bytes of a pile's text; a word past them is not
+// MaxIndexedText characters of a pile's text; a word past them is not
 // matched, and the pile keeps all of its text.
 func TestIndexedTextBounded(t *testing.T) {
 	ctx := context.Background()
@@ -168,6 +168,14 @@ func TestIndexedTextBounded(t *testing.T) {
 	var kept int
 	if err := d.db.QueryRowContext(ctx, `SELECT length(text) FROM text_pile WHERE text_pile_id=?`, id).Scan(&kept); err != nil || kept != len(text) {
 		t.Errorf("the pile keeps %d bytes (%v), want %d", kept, err, len(text))
+	}
+	// The index holds what its content view says (which bounds the text
+	// by the same number), so FTS5's own check finds them agreeing.
+	if _, err := d.exec(ctx, `INSERT INTO full_text_entity_index(full_text_entity_index, rank) VALUES('integrity-check', 1)`); err != nil {
+		t.Errorf("the full-text index's integrity-check: %v", err)
+	}
+	if n := strings.Count(schema, fmt.Sprintf("substr(p.text, 1, %d)", MaxIndexedText)); n != 1 {
+		t.Errorf("the content view bounds text by MaxIndexedText %d times, want once", n)
 	}
 }
 
