@@ -297,10 +297,14 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 		if err != nil {
 			return invalidURL(s, err)
 		}
+		// What the scheduler would refuse, and dead-letter its event.
 		if len(n.URL) > crawl.MaxKeptURLLength {
-			// The scheduler would refuse it, and dead-letter its event.
 			return usagef("invalid URL %q: it is %d bytes long once normalized, more than the %d a URL may have (docs/limits.md)",
 				crawl.Truncate(s, 100), len(n.URL), crawl.MaxKeptURLLength)
+		}
+		if name := crawl.HostName(n.Host); len(name) > crawl.MaxHostLength {
+			return usagef("invalid URL %q: its host name is %d bytes long, more than the %d DNS resolves (docs/limits.md)",
+				crawl.Truncate(s, 100), len(name), crawl.MaxHostLength)
 		}
 	}
 	log, err := f.logger(stderr)

@@ -61,6 +61,7 @@ func TestUsageErrors(t *testing.T) {
 		{"bad URL", []string{"crawl", "--data", t.TempDir(), "not a url"}, "invalid URL"},
 		{"ftp URL", []string{"crawl", "--data", t.TempDir(), "ftp://example.org/"}, "invalid URL"},
 		{"URL too long", []string{"crawl", "--data", t.TempDir(), "http://example.org/" + strings.Repeat("a", 3000)}, "3019 bytes long once normalized, more than the 2048"},
+		{"host name too long", []string{"crawl", "--data", t.TempDir(), "http://" + strings.Repeat("a", 300) + ".example.org/"}, "host name is 312 bytes long, more than the 253"},
 		{"URL too long once normalized", []string{"crawl", "--data", t.TempDir(), "http://example.org/" + strings.Repeat("é", 400)}, "more than the 2048"},
 		{"host without a scheme", []string{"crawl", "--data", t.TempDir(), "example.org"}, "no scheme (did you mean https://example.org?)"},
 		{"bad flag", []string{"crawl", "--no-such-flag", "http://example.org/"}, "flag provided but not defined"},

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -80,4 +81,13 @@ func CheckMessages(queue string, bodies [][]byte) error {
 		}
 	}
 	return nil
+}
+
+// HostName is a URL's host as DNS resolves it: without its port or a
+// final dot (what MaxHostLength bounds).
+func HostName(host string) string {
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
+		host = host[:i]
+	}
+	return strings.TrimSuffix(host, ".")
 }

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -331,7 +330,7 @@ func (s *Scheduler) decide(ctx context.Context, ev crawl.EnqueueEvent, guess boo
 			return decision{}, crawl.E("admit "+ev.URL, crawl.KindInvalid, err)
 		}
 	}
-	if name := hostname(n.Host); len(name) > crawl.MaxHostLength {
+	if name := crawl.HostName(n.Host); len(name) > crawl.MaxHostLength {
 		err := fmt.Errorf("its host name is %d bytes long, more than the %d DNS resolves", len(name), crawl.MaxHostLength)
 		switch {
 		case discovered && len(ev.URL) > crawl.MaxKeptURLLength:
@@ -643,15 +642,6 @@ func claim(c *crawl.Candidate, site *crawl.CompiledSite) {
 func isRetryableFilter(code *crawl.ExitCode) bool {
 	return code != nil && (*code == crawl.ExitTooDeep || *code == crawl.ExitExcluded || *code == crawl.ExitOutOfScope ||
 		*code == crawl.ExitTooManyURLs)
-}
-
-// hostname is host[:port] without its port, and without the trailing
-// dot of a fully qualified name, which DNS does not count.
-func hostname(host string) string {
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
-		host = host[:i]
-	}
-	return strings.TrimSuffix(host, ".")
 }
 
 // tooLong is the decision for a link of n bytes, more than

@@ -218,7 +218,7 @@ func (s *Scheduler) ManageSite(ctx context.Context, ev crawl.SiteEvent) (crawl.S
 		if err != nil {
 			return crawl.Site{}, crawl.E("manage site", crawl.KindInvalid, fmt.Errorf("root URL %q: %w", crawl.Truncate(r, 200), err))
 		}
-		if name := hostname(n.Host); len(name) > crawl.MaxHostLength {
+		if name := crawl.HostName(n.Host); len(name) > crawl.MaxHostLength {
 			return crawl.Site{}, crawl.E("manage site", crawl.KindInvalid, fmt.Errorf("root URL %q: its host name is %d bytes long, more than the %d DNS resolves",
 				crawl.Truncate(r, 200), len(name), crawl.MaxHostLength))
 		}
