@@ -441,6 +441,10 @@ func printSummary(w io.Writer, r pipeline.Result) {
 	case r.StillDue:
 		fmt.Fprintln(w, "  URLs are still due (--max-pages reached, or a host's robots.txt was unavailable): run again to continue")
 	}
+	if r.RecrawlPassContinued > 0 {
+		fmt.Fprintf(w, "  continued the --recrawl pass begun at %s, which a stopped run left unfinished: the URLs it had crawled were not made due again (a pass begun more than %v ago is begun again)\n",
+			time.Unix(r.RecrawlPassContinued, 0).Format(time.DateTime), sqlite.RecrawlPassLife)
+	}
 	if r.DeadLetters > 0 {
 		// Only this run's: earlier runs' stay in the queues, and were
 		// said by the run that put them there.

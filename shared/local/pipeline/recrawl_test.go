@@ -2,15 +2,19 @@ package pipeline
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
+	"github.com/serverless-crawler/crawler/shared/local/sqlite"
 )
 
 // TestAdaptiveRecrawl: a page whose text changes at every visit is due
@@ -263,4 +267,75 @@ func TestStoppedRecrawlContinues(t *testing.T) {
 
 	crawlSite(t, dir, cfg) // the pass is done: another begins
 	each(3)
+}
+
+// TestRecrawlPassWaitsForWhatIsPutOff: a pass whose run ends with a URL
+// put off (a long Retry-After) is not done: the same --recrawl run again
+// crawls none of the pages the pass has crawled. A pass older than
+// sqlite.RecrawlPassLife is begun again.
+func TestRecrawlPassWaitsForWhatIsPutOff(t *testing.T) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	recrawling := false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" || r.URL.Path == "/sitemap.xml" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		hits[r.URL.Path]++
+		busy := recrawling && r.URL.Path == "/p4"
+		mu.Unlock()
+		if busy {
+			w.Header().Set("Retry-After", "600")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/" {
+			for i := range 8 {
+				fmt.Fprintf(w, `<a href="/p%d">%d</a> `, i, i)
+			}
+			return
+		}
+		fmt.Fprintf(w, "<title>%s</title><p>words of %s</p>", r.URL.Path, r.URL.Path)
+	}))
+	defer srv.Close()
+	count := func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(hits)
+	}
+	dir := t.TempDir()
+	cfg := testConfig(srv.URL + "/")
+	crawlSite(t, dir, cfg)
+	mu.Lock()
+	recrawling = true
+	mu.Unlock()
+	// Crawl times are seconds: the pass begins in a later one than the
+	// crawl before it, as it would but in a test.
+	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	cfg.Recrawl = true
+	crawlSite(t, dir, cfg) // /p4 put off for ten minutes
+	after := count()
+	crawlSite(t, dir, cfg) // the same command: the pass goes on
+	if again := count(); !maps.Equal(again, after) {
+		t.Errorf("requests after the pass was continued %v, want none more than %v", again, after)
+	}
+	// A day later, a --recrawl begins a new pass.
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "crawl.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := db.Exec(`UPDATE recrawl_pass SET started_unix_utc=started_unix_utc-?`, int64(sqlite.RecrawlPassLife/time.Second)+1); err != nil {
+		t.Fatal(err)
+	} else if n, _ := res.RowsAffected(); n != 1 {
+		t.Fatalf("%d recrawl passes under way, want the one put off", n)
+	}
+	db.Close()
+	res := crawlSite(t, dir, cfg)
+	if again := count(); again["/p1"] != after["/p1"]+1 || res.RecrawlPassContinued != 0 {
+		t.Errorf("a day later: /p1 requested %d times after %d, pass continued from %d; want a new pass",
+			again["/p1"], after["/p1"], res.RecrawlPassContinued)
+	}
 }

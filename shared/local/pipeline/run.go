@@ -75,6 +75,9 @@ type Result struct {
 	// DeadLettersAll counts every message in the dead-letter queues,
 	// this run's and earlier runs'.
 	DeadLettersAll int
+	// RecrawlPassContinued is when the --recrawl pass the run continued
+	// began (0: the run began one, or was no --recrawl).
+	RecrawlPassContinued int64
 	StillDue       bool  // candidates left due, now or later: a next run has work
 	NextDue        int64 // when the first of them is due (Unix seconds), if StillDue
 }
@@ -160,7 +163,7 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 
 	// A cancelled run still reports what it did.
-	res.StillDue, res.NextDue = stillDue, nextDue
+	res.StillDue, res.NextDue, res.RecrawlPassContinued = stillDue, nextDue, r.passContinued
 	res.Crawled, res.Bytes, res.Elapsed = st.crawled.Load(), st.bytes.Load(), time.Since(start)
 	if err := d.report(context.WithoutCancel(ctx), &res, start); err != nil && runErr == nil {
 		runErr = err
@@ -285,13 +288,11 @@ func (r *runner) resume(ctx context.Context, st *stages, cfg Config, start time.
 	// already is not crawled again).
 	continued := false
 	if cfg.Recrawl {
-		var err error
-		if _, continued, err = r.d.DB.BeginRecrawlPass(ctx, start.Unix(), crawl.CrawlReenqueued); err != nil {
+		_, began, err := r.d.DB.BeginRecrawlPass(ctx, start.Unix(), crawl.CrawlReenqueued)
+		if err != nil {
 			return err
 		}
-		if continued {
-			r.log.InfoContext(ctx, "continuing the --recrawl pass a stopped run began")
-		}
+		continued, r.passContinued = began > 0, began
 	}
 	var seeds [][]byte
 	for _, s := range cfg.Seeds {
@@ -561,8 +562,8 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 		}
 		if len(due) == 0 || cfg.MaxPages > 0 && released >= cfg.MaxPages {
 			if len(due) == 0 {
-				// Nothing due now: a --recrawl pass is done, and the
-				// next --recrawl begins another.
+				// Nothing due now: a --recrawl pass may be done, and
+				// then the next --recrawl begins another.
 				if err := r.d.DB.EndRecrawlPass(ctx); err != nil {
 					return 0, false, err
 				}
@@ -661,6 +662,9 @@ type runner struct {
 	handOffMu  sync.Mutex
 	handOffErr error                   // the first hand-off neither handled nor queued (behind)
 	stop       context.CancelCauseFunc // ends the run with a cause (stopIfUnwritable)
+	// passContinued: when the --recrawl pass this run continued began
+	// (0: it began one, or none).
+	passContinued int64
 }
 
 // pendingWork counts the messages waiting or in hand in every queue and

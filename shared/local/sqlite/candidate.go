@@ -350,34 +350,46 @@ func (d *DB) MarkAllDue(ctx context.Context, now int64, t crawl.CrawlType) (int,
 	return int(n), nil
 }
 
+// RecrawlPassLife is how long a --recrawl pass stopped before it was
+// done is continued by the next --recrawl: one begun longer ago than
+// that is begun again.
+const RecrawlPassLife = 24 * time.Hour
+
 // BeginRecrawlPass makes every known URL due at now as MarkAllDue does
-// and records the pass (recrawl_pass), unless a pass is under way: then
-// it marks nothing, since the URLs the stopped pass has not crawled yet
-// are still due, and says when that pass began. It returns how many URLs
-// it made due, and whether it continued a pass.
-func (d *DB) BeginRecrawlPass(ctx context.Context, now int64, t crawl.CrawlType) (int, bool, error) {
+// and records the pass (recrawl_pass), unless a pass begun less than
+// RecrawlPassLife ago is under way: then it marks nothing, since the
+// URLs the stopped pass has not crawled yet are still due. It returns
+// how many URLs it made due, and when the pass it continued began (0:
+// it began one).
+func (d *DB) BeginRecrawlPass(ctx context.Context, now int64, t crawl.CrawlType) (int, int64, error) {
 	var began sql.NullInt64
 	if err := d.queryRow(ctx, `SELECT max(started_unix_utc) FROM recrawl_pass`).Scan(&began); err != nil {
-		return 0, false, fmt.Errorf("read the recrawl pass: %w", err)
+		return 0, 0, fmt.Errorf("read the recrawl pass: %w", err)
 	}
-	if began.Valid {
-		return 0, true, nil
+	if began.Valid && now-began.Int64 < int64(RecrawlPassLife/time.Second) {
+		return 0, began.Int64, nil
 	}
 	n, err := d.MarkAllDue(ctx, now, t)
 	if err != nil {
-		return 0, false, err
+		return 0, 0, err
 	}
 	if _, err := d.exec(ctx, `INSERT INTO recrawl_pass(id, started_unix_utc) VALUES(1, ?)
 		ON CONFLICT(id) DO UPDATE SET started_unix_utc=excluded.started_unix_utc`, now); err != nil {
-		return n, false, fmt.Errorf("record the recrawl pass: %w", err)
+		return n, 0, fmt.Errorf("record the recrawl pass: %w", err)
 	}
-	return n, false, nil
+	return n, 0, nil
 }
 
-// EndRecrawlPass ends the recrawl pass under way, if any: a run ended
-// with nothing due now, so the next --recrawl begins a new pass.
+// EndRecrawlPass ends the recrawl pass under way, if it is done: no URL
+// of an active site (or of none) is left due or queued that was last
+// crawled before the pass began, or never (a URL put off until later,
+// by a Retry-After or an unavailable robots.txt, keeps the pass open).
+// The next --recrawl then begins a new pass.
 func (d *DB) EndRecrawlPass(ctx context.Context) error {
-	if _, err := d.exec(ctx, `DELETE FROM recrawl_pass`); err != nil {
+	if _, err := d.exec(ctx, `DELETE FROM recrawl_pass WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f
+		JOIN crawl_candidate c ON c.url_id=f.url_id
+		WHERE f.state IN ('due','queued') AND coalesce(c.last_crawl_time_unix_utc, 0) < recrawl_pass.started_unix_utc
+		AND (f.site_id IS NULL OR f.site_id NOT IN (SELECT Id FROM sites WHERE State<>1)))`); err != nil {
 		return fmt.Errorf("end the recrawl pass: %w", err)
 	}
 	return nil
