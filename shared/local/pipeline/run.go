@@ -78,8 +78,8 @@ type Result struct {
 	// RecrawlPassContinued is when the --recrawl pass the run continued
 	// began (0: the run began one, or was no --recrawl).
 	RecrawlPassContinued int64
-	StillDue       bool  // candidates left due, now or later: a next run has work
-	NextDue        int64 // when the first of them is due (Unix seconds), if StillDue
+	StillDue             bool  // candidates left due, now or later: a next run has work
+	NextDue              int64 // when the first of them is due (Unix seconds), if StillDue
 }
 
 // retryPolicy is crawl's one retry policy, with waits sized for one
