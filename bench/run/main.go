@@ -284,11 +284,11 @@ func (c config) one(ctx context.Context, tool string, n int, cpuprofile string) 
 	}
 	r.OutputSize = dirSize(data)
 	if !c.keep {
-		// Measured; the stdout, stderr and server counts stay.
-		for _, d := range []string{data, filepath.Join(dir, "first")} {
-			if err := os.RemoveAll(d); err != nil {
-				return r, err
-			}
+		// Measured; the stdout, stderr and server counts stay (first/
+		// holds those of crawler-recrawl's untimed crawl, whose data is
+		// data too).
+		if err := os.RemoveAll(data); err != nil {
+			return r, err
 		}
 	}
 	fmt.Fprintf(os.Stderr, "%-8s run %d: %6.2f s wall, %6.2f s cpu, %4d MB peak RSS, %d HTML pages (server: %d requests, %d HTML pages, %d not modified, %.1f MB)%s\n",
