@@ -355,9 +355,13 @@ func TestKillAndResume(t *testing.T) {
 	if got, want := crawledPaths(t, data, site.URL), crawledPaths(t, refData, ref.URL); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("resumed crawl logged\n%s\nuninterrupted crawl logged\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// A request in flight at a SIGKILL never reached the database, so it
-	// is sent again on resume: at most one per kill (one host, one
-	// request in flight). Nothing else is requested twice.
+	// A page in flight at a SIGKILL never reached the database, so it is
+	// requested again on resume: the one request in flight (one host),
+	// and the pages fetched and not yet recorded, which the fetch workers
+	// hold (twice --concurrency, 4 by default: README). On a quiet
+	// machine that is about one a kill; under load (the race detector, and
+	// other work beside) the writer falls behind and it is more. Nothing
+	// else is requested twice.
 	twice := 0
 	for p, n := range site.Counts() {
 		if p == "/robots.txt" {
@@ -372,8 +376,8 @@ func TestKillAndResume(t *testing.T) {
 			t.Logf("%s requested %d times", p, n)
 		}
 	}
-	if twice > kills {
-		t.Errorf("%d repeated requests after %d kills; at most one per kill is expected", twice, kills)
+	if twice > kills*2*4 {
+		t.Errorf("%d repeated requests after %d kills; at most the fetch workers' pages (8) per kill are expected", twice, kills)
 	}
 	if got, want := len(site.Counts()), len(ref.Counts()); got != want {
 		t.Errorf("resumed crawl requested %d distinct paths, uninterrupted %d", got, want)
