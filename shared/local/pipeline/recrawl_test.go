@@ -221,30 +221,10 @@ func TestDuplicatesRecrawledCountUnchanged(t *testing.T) {
 // once more for each start. A pass that is done leaves the next
 // --recrawl to begin another.
 func TestStoppedRecrawlContinues(t *testing.T) {
-	var mu sync.Mutex
-	hits := map[string]int{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" || r.URL.Path == "/sitemap.xml" {
-			http.NotFound(w, r)
-			return
-		}
-		mu.Lock()
-		hits[r.URL.Path]++
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/html")
-		if r.URL.Path == "/" {
-			for i := range 8 {
-				fmt.Fprintf(w, `<a href="/p%d">%d</a> `, i, i)
-			}
-			return
-		}
-		fmt.Fprintf(w, "<title>%s</title><p>words of %s</p>", r.URL.Path, r.URL.Path)
-	}))
-	defer srv.Close()
+	srv, count := pagesSite(t, func(string) bool { return false })
 	each := func(want int) {
 		t.Helper()
-		mu.Lock()
-		defer mu.Unlock()
+		hits := count()
 		if len(hits) != 9 {
 			t.Fatalf("%d pages requested, want 9: %v", len(hits), hits)
 		}
@@ -274,44 +254,12 @@ func TestStoppedRecrawlContinues(t *testing.T) {
 // crawls none of the pages the pass has crawled. A pass older than
 // sqlite.RecrawlPassLife is begun again.
 func TestRecrawlPassWaitsForWhatIsPutOff(t *testing.T) {
-	var mu sync.Mutex
-	hits := map[string]int{}
-	recrawling := false
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" || r.URL.Path == "/sitemap.xml" {
-			http.NotFound(w, r)
-			return
-		}
-		mu.Lock()
-		hits[r.URL.Path]++
-		busy := recrawling && r.URL.Path == "/p4"
-		mu.Unlock()
-		if busy {
-			w.Header().Set("Retry-After", "600")
-			w.WriteHeader(http.StatusTooManyRequests)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html")
-		if r.URL.Path == "/" {
-			for i := range 8 {
-				fmt.Fprintf(w, `<a href="/p%d">%d</a> `, i, i)
-			}
-			return
-		}
-		fmt.Fprintf(w, "<title>%s</title><p>words of %s</p>", r.URL.Path, r.URL.Path)
-	}))
-	defer srv.Close()
-	count := func() map[string]int {
-		mu.Lock()
-		defer mu.Unlock()
-		return maps.Clone(hits)
-	}
+	var recrawling atomic.Bool
+	srv, count := pagesSite(t, func(path string) bool { return recrawling.Load() && path == "/p4" })
 	dir := t.TempDir()
 	cfg := testConfig(srv.URL + "/")
 	crawlSite(t, dir, cfg)
-	mu.Lock()
-	recrawling = true
-	mu.Unlock()
+	recrawling.Store(true)
 	// Crawl times are seconds: the pass begins in a later one than the
 	// crawl before it, as it would but in a test.
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
@@ -337,5 +285,41 @@ func TestRecrawlPassWaitsForWhatIsPutOff(t *testing.T) {
 	if again := count(); again["/p1"] != after["/p1"]+1 || res.RecrawlPassContinued != 0 {
 		t.Errorf("a day later: /p1 requested %d times after %d, pass continued from %d; want a new pass",
 			again["/p1"], after["/p1"], res.RecrawlPassContinued)
+	}
+}
+
+// pagesSite serves / linking /p0 to /p7, and those pages, and counts
+// the requests to each path (robots.txt and sitemap.xml are 404s, not
+// counted); a path busy says is answered 429, Retry-After 600.
+func pagesSite(t *testing.T, busy func(path string) bool) (*httptest.Server, func() map[string]int) {
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" || r.URL.Path == "/sitemap.xml" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		if busy(r.URL.Path) {
+			w.Header().Set("Retry-After", "600")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/" {
+			for i := range 8 {
+				fmt.Fprintf(w, `<a href="/p%d">%d</a> `, i, i)
+			}
+			return
+		}
+		fmt.Fprintf(w, "<title>%s</title><p>words of %s</p>", r.URL.Path, r.URL.Path)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		return maps.Clone(hits)
 	}
 }
