@@ -357,17 +357,32 @@ const RecrawlPassLife = 24 * time.Hour
 
 // BeginRecrawlPass makes every known URL due at now as MarkAllDue does
 // and records the pass (recrawl_pass), unless a pass begun less than
-// RecrawlPassLife ago is under way: then it marks nothing, since the
-// URLs the stopped pass has not crawled yet are still due. It returns
-// how many URLs it made due, and when the pass it continued began (0:
-// it began one).
+// RecrawlPassLife ago is under way: then it continues that pass. The
+// URLs the stopped pass made due and has not crawled yet are still due,
+// and are left as they are (one put off by a Retry-After stays put
+// off); what it did not make due, because their site was not active
+// then (and is now), and has not crawled since it began, it makes due
+// now. It returns how many URLs it made due, and when the pass it
+// continued began (0: it began one).
 func (d *DB) BeginRecrawlPass(ctx context.Context, now int64, t crawl.CrawlType) (int, int64, error) {
 	var began sql.NullInt64
 	if err := d.queryRow(ctx, `SELECT max(started_unix_utc) FROM recrawl_pass`).Scan(&began); err != nil {
 		return 0, 0, fmt.Errorf("read the recrawl pass: %w", err)
 	}
 	if began.Valid && now-began.Int64 < int64(RecrawlPassLife/time.Second) {
-		return 0, began.Int64, nil
+		// Last crawled before the pass began, and crawled, or due as
+		// another type than the pass's: a URL the pass did not mark
+		// (MarkAllDue made every crawled URL it marked due as t; a put
+		// off keeps the type; a crawl since is at or after began).
+		res, err := d.exec(ctx, `UPDATE crawl_frontier SET state='due', due_unix_utc=?1, crawl_type=?2, version=version+1
+			WHERE (state='crawled' OR state='due' AND crawl_type<>?2)
+			AND (SELECT c.last_crawl_time_unix_utc FROM crawl_candidate c WHERE c.url_id=crawl_frontier.url_id) < ?3
+			AND (site_id IS NULL OR site_id NOT IN (SELECT Id FROM sites WHERE State<>1))`, now, t, began.Int64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("continue the recrawl pass begun at %d: %w", began.Int64, err)
+		}
+		n, _ := res.RowsAffected()
+		return int(n), began.Int64, nil
 	}
 	n, err := d.MarkAllDue(ctx, now, t)
 	if err != nil {

@@ -386,3 +386,70 @@ func TestSiteFiltersJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestContinuedRecrawlPassTakesInWhatItDidNotMark: a --recrawl pass
+// continued after a site it left alone (suspended, disabled) became
+// active makes that site's URLs due too; what the pass marked is left
+// as it is, crawled since or put off.
+func TestContinuedRecrawlPassTakesInWhatItDidNotMark(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	sites := []crawl.Site{
+		{ID: "paused", State: crawl.SiteSuspended, Roots: []string{"http://paused.example/"}},
+		{ID: "off", State: crawl.SiteDisabled, Roots: []string{"http://off.example/"}},
+	}
+	for _, s := range sites {
+		if err := db.PutSite(ctx, s, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crawled := func(u, site string, state crawl.CandidateState, due int64, typ crawl.CrawlType) {
+		putNew(t, db, crawl.Candidate{URL: u, Host: strings.Split(u, "/")[2], SiteID: site, State: state, DueAt: due, CrawlType: typ,
+			LastCrawlTime: ptr(int64(100)), LastCrawlExitCode: ptr(crawl.ExitComplete)})
+	}
+	crawled("http://example.com/crawled-again", "", crawl.StateCrawled, 10, crawl.CrawlFirst)
+	crawled("http://example.com/put-off", "", crawl.StateCrawled, 10, crawl.CrawlFirst)
+	crawled("http://paused.example/a", "paused", crawl.StateCrawled, 10, crawl.CrawlFirst)
+	crawled("http://off.example/a", "off", crawl.StateDue, 9000, crawl.CrawlRecrawl) // held: its site is disabled
+
+	const began, later = 5000, 5100
+	n, cont, err := db.BeginRecrawlPass(ctx, began, crawl.CrawlReenqueued)
+	if err != nil || n != 2 || cont != 0 {
+		t.Fatalf("BeginRecrawlPass = %d, %d, %v; want the 2 URLs of no site, a new pass", n, cont, err)
+	}
+	// The pass crawls one URL and puts the other off.
+	c := mustGet(t, db, "http://example.com/crawled-again")
+	c.State, c.LastCrawlTime = crawl.StateCrawled, ptr(int64(began+1))
+	if err := db.PutCandidate(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	c = mustGet(t, db, "http://example.com/put-off")
+	c.DueAt = 9999
+	if err := db.PutCandidate(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string]crawl.Candidate{}
+	for _, u := range []string{"http://example.com/crawled-again", "http://example.com/put-off"} {
+		before[u] = mustGet(t, db, u)
+	}
+	for _, s := range sites {
+		s.State = crawl.SiteActive
+		if err := db.PutSite(ctx, s, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, cont, err = db.BeginRecrawlPass(ctx, later, crawl.CrawlReenqueued)
+	if err != nil || n != 2 || cont != began {
+		t.Fatalf("BeginRecrawlPass again = %d, %d, %v; want the 2 URLs of the sites now active, the pass begun at %d", n, cont, err, began)
+	}
+	for _, u := range []string{"http://paused.example/a", "http://off.example/a"} {
+		if got := mustGet(t, db, u); got.State != crawl.StateDue || got.DueAt != later || got.CrawlType != crawl.CrawlReenqueued {
+			t.Errorf("%s: %s at %d as %v; want due now as re-enqueued", u, got.State, got.DueAt, got.CrawlType)
+		}
+	}
+	for u, want := range before {
+		if got := mustGet(t, db, u); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s changed by the pass's continuation:\nbefore %+v\nafter  %+v", u, want, got)
+		}
+	}
+}
