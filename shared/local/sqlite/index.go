@@ -183,9 +183,7 @@ func indexText(ctx context.Context, tx *wtx, piles []unindexedPile) error {
 			return fmt.Errorf("insert text_pile_title: %w", err)
 		}
 		ids = append(ids, p.id)
-		for _, t := range p.text {
-			size += min(len(t), MaxIndexedText)
-		}
+		size += p.textBytes
 		if size >= ftsStatementBytes {
 			if err := flush(); err != nil {
 				return err
@@ -245,8 +243,12 @@ type unindexedPile struct {
 	title  string
 	desc   *string
 	tokens []byte
-	text   [6]string
-	stats  string // tokenStatistics, once the tokens have ids
+	// textBytes is the bytes of its text columns as the index takes
+	// them (each at most MaxIndexedText), read without the text itself:
+	// the index is written from its content view, and the pile's text
+	// is only counted here, to bound a batch and a statement.
+	textBytes int
+	stats     string // tokenStatistics, once the tokens have ids
 }
 
 // querier is a connection pool or a write: what a read can run on.
@@ -255,9 +257,15 @@ type querier interface {
 }
 
 func unindexedPiles(ctx context.Context, q querier) ([]unindexedPile, error) {
-	rows, err := q.QueryContext(ctx, `SELECT u.text_pile_id, u.title, u.description, u.tokens, p.text, p.secondary_text,
-		p.big_headlines, p.small_headlines, p.code_text, p.quote_text
-		FROM text_pile_unindexed u JOIN text_pile p ON p.text_pile_id=u.text_pile_id ORDER BY u.text_pile_id LIMIT ?`, IndexBatch)
+	var cols []string
+	for _, c := range []string{"text", "secondary_text", "big_headlines", "small_headlines", "code_text", "quote_text"} {
+		// octet_length reads a text's length from its row, not its
+		// pages; the bound is in characters, as substr's (schema.sql),
+		// so a bound reached in bytes is a little under it.
+		cols = append(cols, "min(coalesce(octet_length(p."+c+"),0),?1)")
+	}
+	rows, err := q.QueryContext(ctx, `SELECT u.text_pile_id, u.title, u.description, u.tokens, `+strings.Join(cols, "+")+`
+		FROM text_pile_unindexed u JOIN text_pile p ON p.text_pile_id=u.text_pile_id ORDER BY u.text_pile_id LIMIT ?2`, MaxIndexedText, IndexBatch)
 	if err != nil {
 		return nil, fmt.Errorf("read unindexed text piles: %w", err)
 	}
@@ -266,15 +274,11 @@ func unindexedPiles(ctx context.Context, q querier) ([]unindexedPile, error) {
 	size := 0
 	for size < indexBytes && rows.Next() {
 		var p unindexedPile
-		if err := rows.Scan(&p.id, &p.title, &p.desc, &p.tokens, &p.text[0], &p.text[1], &p.text[2], &p.text[3],
-			&p.text[4], &p.text[5]); err != nil {
+		if err := rows.Scan(&p.id, &p.title, &p.desc, &p.tokens, &p.textBytes); err != nil {
 			return nil, fmt.Errorf("read unindexed text piles: %w", err)
 		}
 		out = append(out, p)
-		size += len(p.tokens)
-		for _, t := range p.text {
-			size += len(t)
-		}
+		size += len(p.tokens) + p.textBytes
 	}
 	return out, rows.Err()
 }

@@ -653,7 +653,7 @@ func TestIndexTextOneSegment(t *testing.T) {
 					}
 				}
 				p := unindexedPile{id: id, title: "pile " + w, stats: "[[1,1]]"}
-				p.text[0] = "the " + w + " stands" // 17-21 bytes
+				p.textBytes = len("the " + w + " stands") // 17-21 bytes
 				piles = append(piles, p)
 			}
 			before := ftsSegments(t, d)
@@ -696,4 +696,39 @@ func ftsSegments(t *testing.T, d *DB) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestUnindexedPilesCountsTextAsIndexed: the list of piles to index
+// counts each text column as the index takes it (at most
+// MaxIndexedText), in bytes, without reading the text into Go.
+func TestUnindexedPilesCountsTextAsIndexed(t *testing.T) {
+	ctx := context.Background()
+	d := openTest(t)
+	big := strings.Repeat("lighthouse ", MaxIndexedText/10) // over the bound
+	for _, tt := range []struct {
+		digest string
+		cols   map[string]string
+		want   int
+	}{
+		{"empty", nil, 0},
+		{"small", map[string]string{"text": "the keeper", "code_text": "x := 1", "quote_text": "é"}, 10 + 6 + 2},
+		{"over the bound", map[string]string{"text": big, "small_headlines": "beacon"}, MaxIndexedText + 6},
+	} {
+		id := d.testPile(t, tt.digest)
+		for c, v := range tt.cols {
+			if _, err := d.exec(ctx, `UPDATE text_pile SET `+c+`=? WHERE text_pile_id=?`, v, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := d.exec(ctx, `INSERT INTO text_pile_unindexed(text_pile_id, title) VALUES(?,'')`, id); err != nil {
+			t.Fatal(err)
+		}
+		piles, err := unindexedPiles(ctx, d.db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := piles[len(piles)-1]; got.id != id || got.textBytes != tt.want {
+			t.Errorf("%s: pile %d of %d text bytes, want pile %d of %d", tt.digest, got.id, got.textBytes, id, tt.want)
+		}
+	}
 }
