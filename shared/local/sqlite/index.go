@@ -256,15 +256,20 @@ type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
-func unindexedPiles(ctx context.Context, q querier) ([]unindexedPile, error) {
+// pileTextBytes is the SQL of unindexedPile.textBytes, over text_pile p
+// (?1 is MaxIndexedText). octet_length reads a text's length from its
+// row, not its pages; the bound is in characters, as substr's
+// (schema.sql), so a bound reached in bytes is a little under it.
+var pileTextBytes = func() string {
 	var cols []string
 	for _, c := range []string{"text", "secondary_text", "big_headlines", "small_headlines", "code_text", "quote_text"} {
-		// octet_length reads a text's length from its row, not its
-		// pages; the bound is in characters, as substr's (schema.sql),
-		// so a bound reached in bytes is a little under it.
 		cols = append(cols, "min(coalesce(octet_length(p."+c+"),0),?1)")
 	}
-	rows, err := q.QueryContext(ctx, `SELECT u.text_pile_id, u.title, u.description, u.tokens, `+strings.Join(cols, "+")+`
+	return strings.Join(cols, "+")
+}()
+
+func unindexedPiles(ctx context.Context, q querier) ([]unindexedPile, error) {
+	rows, err := q.QueryContext(ctx, `SELECT u.text_pile_id, u.title, u.description, u.tokens, `+pileTextBytes+`
 		FROM text_pile_unindexed u JOIN text_pile p ON p.text_pile_id=u.text_pile_id ORDER BY u.text_pile_id LIMIT ?2`, MaxIndexedText, IndexBatch)
 	if err != nil {
 		return nil, fmt.Errorf("read unindexed text piles: %w", err)
