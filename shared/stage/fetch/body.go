@@ -41,10 +41,23 @@ func (n netReader) Read(p []byte) (int, error) {
 	return k, err
 }
 
+// MaxCodings is the most Content-Encoding codings the fetcher undoes on
+// one body. Each is a decoder with a window of its own (deflate's is 32
+// KiB), set up before a byte is read: a header of 64 KiB
+// (crawl.MaxResponseHeaderBytes) names 7,000 of them, and a test
+// server's pages saying "deflate" that often took 2.4 s of CPU each to
+// refuse. curl stops at 5 for the same reason (CVE-2022-32206); real
+// servers name one.
+const MaxCodings = 5
+
 // decoded returns the response's body decoded per Content-Encoding.
 func decoded(resp *http.Response) (io.Reader, error) {
 	var r io.Reader = netReader{resp.Body}
-	for _, enc := range encodings(resp.Header.Get("Content-Encoding")) {
+	encs := encodings(resp.Header.Get("Content-Encoding"))
+	if len(encs) > MaxCodings {
+		return nil, fmt.Errorf("%d Content-Encoding codings, more than the %d the fetcher undoes", len(encs), MaxCodings)
+	}
+	for _, enc := range encs {
 		d, err := decoder(enc, r)
 		if err != nil {
 			return nil, err
@@ -85,9 +98,10 @@ func readBody(resp *http.Response, max int64) ([]byte, error) {
 // readRobots reads a robots.txt body, decoded per Content-Encoding as
 // a page's is (a gzipped file read as it came was lines of binary,
 // all ignored: everything allowed), up to robots.MaxSize. A coding it
-// cannot undo (a name it does not know, such as "utf-8", or a body that
-// is not what its coding says, such as an empty "gzip" one) is read as
-// the bytes came, as browsers do: a host is not shut out for a header.
+// cannot undo (a name it does not know, such as "utf-8", a body that
+// is not what its coding says, such as an empty "gzip" one, or more
+// than MaxCodings codings) is read as the bytes came, as browsers do: a
+// host is not shut out for a header.
 //
 // A file cut at robots.MaxSize loses the line the cut falls in, unless
 // that line is a Disallow, or the file ended just there: read whole, a
@@ -105,7 +119,7 @@ func readRobots(resp *http.Response) ([]byte, error) {
 		return nil, err
 	}
 	body := raw
-	if encs := encodings(resp.Header.Get("Content-Encoding")); len(encs) > 0 && len(raw) > 0 {
+	if encs := encodings(resp.Header.Get("Content-Encoding")); len(encs) > 0 && len(encs) <= MaxCodings && len(raw) > 0 {
 		var r io.Reader = bytes.NewReader(raw)
 		for _, enc := range encs {
 			if r, err = decoder(enc, r); err != nil {
