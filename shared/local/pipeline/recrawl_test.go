@@ -282,6 +282,10 @@ func TestRecrawlPassWaitsForWhatIsPutOff(t *testing.T) {
 	} else if n, _ := res.RowsAffected(); n != 1 {
 		t.Fatalf("%d recrawl passes under way, want the one put off", n)
 	}
+	// Its ten minutes are over too (a run keeps them past itself).
+	if _, err := db.Exec(`UPDATE host_back_off SET until_unix_ms=until_unix_ms-?`, int64(sqlite.RecrawlPassLife/time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
 	db.Close()
 	// The host no longer asks to wait (else which of its URLs are put off
 	// without a request depends on the order they come in).
@@ -331,5 +335,26 @@ func pagesSite(t *testing.T, busy func(path string) bool) (*httptest.Server, fun
 		mu.Lock()
 		defer mu.Unlock()
 		return maps.Clone(hits)
+	}
+}
+
+// TestRetryAfterOutlivesTheRun: a host that answered "wait ten minutes"
+// is sent nothing by the runs that follow until then, not even by a
+// --recrawl that makes every URL due now, nor by `crawler recrawl`.
+func TestRetryAfterOutlivesTheRun(t *testing.T) {
+	srv, count := pagesSite(t, func(p string) bool { return p == "/p3" })
+	dir := t.TempDir()
+	cfg := testConfig(srv.URL + "/")
+	res := crawlSite(t, dir, cfg)
+	after := count()
+	if after["/p3"] != 1 || res.Outcomes[crawl.ExitRateLimited] != 1 {
+		t.Fatalf("the first run: requests %v, outcomes %v; want /p3 asked once and rate-limited", after, res.Outcomes)
+	}
+	cfg.Recrawl = true
+	crawlSite(t, dir, cfg) // every URL due now: the host still asked to wait
+	cfg.Recrawl, cfg.Seeds = false, nil
+	crawlSite(t, dir, cfg) // what is due now, as `crawler recrawl` runs it
+	if again := count(); !maps.Equal(again, after) {
+		t.Errorf("requests after the host asked to wait %v, want none more than %v", again, after)
 	}
 }

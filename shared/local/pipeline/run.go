@@ -240,6 +240,8 @@ func (r *runner) newStages(cfg Config) *stages {
 	// robots.txt kept in the store outlives the run: a resumed crawl
 	// keeps each origin's rules until they expire.
 	st.fetcher.SharedRobots = d.DB
+	// So is a host's Retry-After: the next run sends it nothing before.
+	st.fetcher.SharedBackOffs = d.DB
 	st.fetcher.OnCrawl = func(cr crawl.Crawl) {
 		st.record(cr, time.Now())
 		if cfg.afterRecord != nil {

@@ -2,8 +2,10 @@ package sqlite_test
 
 import (
 	"context"
+	"maps"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
@@ -181,5 +183,37 @@ func TestNotHandedOn(t *testing.T) {
 	}
 	if got, err := db.NotHandedOn(ctx); err != nil || len(got) != 0 {
 		t.Errorf("after the summary: %d crawls not handed on (%v), want none", len(got), err)
+	}
+}
+
+// TestHostBackOffs: a host's back-off is kept past the process, the
+// later of two times wins, and one past its time is not returned.
+func TestHostBackOffs(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	now := time.Now()
+	for _, b := range []struct {
+		host  string
+		until time.Time
+	}{
+		{"busy.example", now.Add(10 * time.Minute)},
+		{"busy.example", now.Add(5 * time.Minute)}, // earlier: the later stays
+		{"done.example", now.Add(-time.Second)},
+		{"other.example:8080", now.Add(time.Hour)},
+	} {
+		if err := db.PutHostBackOff(ctx, b.host, b.until); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.HostBackOffs(ctx, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]time.Time{
+		"busy.example":       time.UnixMilli(now.Add(10 * time.Minute).UnixMilli()),
+		"other.example:8080": time.UnixMilli(now.Add(time.Hour).UnixMilli()),
+	}
+	if !maps.EqualFunc(got, want, time.Time.Equal) {
+		t.Errorf("HostBackOffs = %v, want %v", got, want)
 	}
 }

@@ -46,3 +46,40 @@ func (d *DB) PutRobots(ctx context.Context, origin string, f crawl.RobotsFile) e
 	}
 	return nil
 }
+
+// HostBackOffs returns the hosts that asked not to be sent requests
+// until a time after now, and until when (fetch.BackOffStore).
+func (d *DB) HostBackOffs(ctx context.Context, now time.Time) (map[string]time.Time, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT host, until_unix_ms FROM host_back_off WHERE until_unix_ms > ?`, now.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("read the hosts' back-offs: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]time.Time{}
+	for rows.Next() {
+		var host string
+		var ms int64
+		if err := rows.Scan(&host, &ms); err != nil {
+			return nil, fmt.Errorf("read the hosts' back-offs: %w", err)
+		}
+		out[host] = time.UnixMilli(ms)
+	}
+	return out, rows.Err()
+}
+
+// PutHostBackOff keeps until when host asked not to be sent requests; a
+// later time already kept stays. Back-offs past their time go.
+func (d *DB) PutHostBackOff(ctx context.Context, host string, until time.Time) error {
+	err := d.tx(ctx, func(ctx context.Context, w *wtx) error {
+		if _, err := w.ExecContext(ctx, `DELETE FROM host_back_off WHERE until_unix_ms <= ?`, time.Now().UnixMilli()); err != nil {
+			return err
+		}
+		_, err := w.ExecContext(ctx, `INSERT INTO host_back_off(host, until_unix_ms) VALUES(?, ?)
+			ON CONFLICT(host) DO UPDATE SET until_unix_ms = max(until_unix_ms, excluded.until_unix_ms)`, host, until.UnixMilli())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("keep the back-off of %s: %w", host, err)
+	}
+	return nil
+}

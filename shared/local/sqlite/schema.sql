@@ -351,6 +351,15 @@ CREATE TABLE IF NOT EXISTS recrawl_pass (
   id               INTEGER PRIMARY KEY CHECK (id = 1),
   started_unix_utc INTEGER NOT NULL
 );
+-- host_back_off: until when a host asked not to be sent requests (a
+-- 429 or 503 whose Retry-After is longer than a crawl waits), kept past
+-- the run that was told (fetch.BackOffStore): the next run sends the
+-- host nothing until then either. Rows past their time are deleted by
+-- the next write.
+CREATE TABLE IF NOT EXISTS host_back_off (
+  host           TEXT PRIMARY KEY,
+  until_unix_ms  INTEGER NOT NULL
+);
 -- file_body: where a file's raw body is in the blob store (a record of a
 -- WARC file, or a file of its own under raw/ before), the response
 -- headers the parser reads, and the body's SHA-256 (hex; Null before it

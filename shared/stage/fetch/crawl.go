@@ -91,7 +91,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	// it off would lose that crawl's log, and its one request is
 	// answered the same way.
 	backedOff := func() bool {
-		until, ok := f.hostBackOff(c.Host)
+		until, ok := f.hostBackOff(ctx, c.Host)
 		if ok && c.State == crawl.StateQueued {
 			out.putOff = until
 		}
@@ -156,7 +156,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		// Up to a whole second: due times are stored in seconds, and a
 		// URL released in the last part second would be put off again.
 		out.retryAt = f.now().Add(wait).Add(time.Second - 1).Truncate(time.Second)
-		f.backOffHost(c.Host, out.retryAt)
+		f.backOffHost(ctx, c.Host, out.retryAt)
 	}
 	// The request is over (its body read): the host is free for the next
 	// one while this response is stored and decoded.

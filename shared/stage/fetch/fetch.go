@@ -70,6 +70,15 @@ type RobotsStore interface {
 	PutRobots(ctx context.Context, origin string, f crawl.RobotsFile) error
 }
 
+// BackOffStore keeps, past the process, until when a host asked not to
+// be sent requests (a Retry-After longer than a crawl waits): the next
+// run of the embedded home sends the host nothing until then either.
+// HostBackOffs returns those still to come.
+type BackOffStore interface {
+	HostBackOffs(ctx context.Context, now time.Time) (map[string]time.Time, error)
+	PutHostBackOff(ctx context.Context, host string, until time.Time) error
+}
+
 // Config is the fetch stage's settings.
 type Config struct {
 	AgentUUID       string
@@ -118,8 +127,9 @@ type Queues struct {
 
 // Fetcher is the fetch stage.
 type Fetcher struct {
-	backOffMu sync.Mutex
-	backOff   map[string]time.Time // host -> until when it asked not to be sent requests (Retry-After)
+	backOffMu     sync.Mutex
+	backOff       map[string]time.Time // host -> until when it asked not to be sent requests (Retry-After)
+	backOffLoaded bool                 // SharedBackOffs read into backOff
 
 	store        Store
 	bodies       Bodies
@@ -136,6 +146,9 @@ type Fetcher struct {
 	// SharedRobots, if set, is read before robots.txt is fetched and
 	// written after.
 	SharedRobots RobotsStore
+	// SharedBackOffs, if set, is read once, before the first back-off
+	// is looked up, and written with every host's back-off.
+	SharedBackOffs BackOffStore
 }
 
 // New returns a fetch stage. Pages are fetched without following
@@ -423,9 +436,22 @@ func (f *Fetcher) putOff(ctx context.Context, c crawl.Candidate, t crawl.FetchTa
 
 // hostBackOff returns until when host asked not to be sent requests, if
 // that is still to come.
-func (f *Fetcher) hostBackOff(host string) (time.Time, bool) {
+func (f *Fetcher) hostBackOff(ctx context.Context, host string) (time.Time, bool) {
 	f.backOffMu.Lock()
 	defer f.backOffMu.Unlock()
+	if !f.backOffLoaded && f.SharedBackOffs != nil {
+		// Read under the lock: once a run, before its first request.
+		kept, err := f.SharedBackOffs.HostBackOffs(ctx, f.now())
+		if err != nil {
+			// Not fatal: the hosts told to wait are then sent at most
+			// one request each before they are told again.
+			f.log.WarnContext(ctx, "could not read the hosts' back-offs", "error", err)
+		}
+		for h, u := range kept {
+			f.noteBackOffLocked(h, u)
+		}
+		f.backOffLoaded = err == nil
+	}
 	until, ok := f.backOff[host]
 	if ok && !f.now().Before(until) {
 		delete(f.backOff, host)
@@ -434,10 +460,20 @@ func (f *Fetcher) hostBackOff(host string) (time.Time, bool) {
 	return until, ok
 }
 
-// backOffHost notes that host asked not to be sent requests until then.
-func (f *Fetcher) backOffHost(host string, until time.Time) {
+// backOffHost notes that host asked not to be sent requests until then,
+// and keeps it in SharedBackOffs.
+func (f *Fetcher) backOffHost(ctx context.Context, host string, until time.Time) {
 	f.backOffMu.Lock()
-	defer f.backOffMu.Unlock()
+	f.noteBackOffLocked(host, until)
+	f.backOffMu.Unlock()
+	if f.SharedBackOffs != nil {
+		if err := f.SharedBackOffs.PutHostBackOff(ctx, host, until); err != nil {
+			f.log.WarnContext(ctx, "could not keep a host's back-off past the run", "host", host, "until", until, "error", err)
+		}
+	}
+}
+
+func (f *Fetcher) noteBackOffLocked(host string, until time.Time) {
 	if f.backOff == nil {
 		f.backOff = map[string]time.Time{}
 	}
