@@ -180,6 +180,16 @@ func putCandidate(ctx context.Context, q *wtx, c crawl.Candidate) error {
 			return fmt.Errorf("count URL of site %s: %w", c.SiteID, err)
 		}
 	}
+	if c.SiteID != "" && c.State == crawl.StateFiltered {
+		// A collected URL of the site filtered after all (its site's
+		// filters or the run's, tightened before it was crawled) is not
+		// collected any more.
+		if _, err := q.ExecContext(ctx, `UPDATE sites SET CollectedURLs=CollectedURLs-1 WHERE Id=?1
+			AND EXISTS (SELECT 1 FROM crawl_frontier WHERE url_id=?2 AND version=?3 AND site_id=?1 AND state<>'filtered')`,
+			c.SiteID, id, c.Version); err != nil {
+			return fmt.Errorf("uncount URL of site %s: %w", c.SiteID, err)
+		}
+	}
 	res, err := q.ExecContext(ctx, `UPDATE crawl_frontier SET host=?, state=?, hops=?, priority=?, due_unix_utc=?,
 		crawl_type=?, crawl_uuid=?, queued_unix_utc=?, last_contentful_modified_unix_utc=?, n_redirs=?, orig_url=?,
 		redirect_chain=?, discovered_unix_utc=?, parent_url=?, max_depth=?, site_id=?, mrate=?, mrate_counter=?,

@@ -81,9 +81,10 @@ type Policy struct {
 	// times a read.
 	GuessRuledOutNew bool
 	// FiltersAtRelease judges a due URL again by MaxDepth, Include and
-	// Exclude when it is released, and records it filtered (too-deep,
-	// excluded) if they now rule it out: a run given --exclude stops a
-	// crawler trap whose URLs an earlier run admitted. Only where one
+	// Exclude, and a site's URL by its site's filters as they are now,
+	// when it is released, and records it filtered (too-deep, excluded)
+	// if they now rule it out: a run given --exclude, or a site given a
+	// filter, stops a crawler trap whose URLs an earlier run admitted. Only where one
 	// scheduler admits and releases (the embedded home): a URL admitted
 	// and then filtered goes against what other schedulers remember of
 	// it (knownURLs).
@@ -576,18 +577,24 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 }
 
 // ruledOutNow reports whether the run's filters (Policy.MaxDepth,
-// Include, Exclude) rule out a due URL that they did not when it was
-// admitted, and with what exit code; only with Policy.FiltersAtRelease,
-// for URLs of no site (a site's URLs are counted as collected while not
-// filtered, and follow the site's filters) never crawled: the pages
-// crawled keep their last outcome and their recrawls, whatever one run
-// is given. They are judged as an enqueue event of the URL would be
-// (judge).
-func (s *Scheduler) ruledOutNow(c crawl.Candidate) (crawl.ExitCode, bool) {
-	if !s.policy.FiltersAtRelease || c.SiteID != "" || c.LastCrawlTime != nil {
+// Include, Exclude), or the filters of the URL's site as they are now,
+// rule out a due URL that they did not when it was admitted, and with
+// what exit code; only with Policy.FiltersAtRelease, for URLs never
+// crawled: the pages crawled keep their last outcome and their
+// recrawls, whatever one run is given. They are judged as an enqueue
+// event of the URL would be (judge); a site's URL filtered so is no
+// longer counted collected (the store's write).
+func (s *Scheduler) ruledOutNow(c crawl.Candidate, site *crawl.CompiledSite) (crawl.ExitCode, bool) {
+	if !s.policy.FiltersAtRelease || c.LastCrawlTime != nil {
 		return 0, false
 	}
-	return s.filterVerdict(c)
+	if code, out := s.filterVerdict(c); out {
+		return code, true
+	}
+	if site != nil && site.ID == c.SiteID && !site.Admits(c.URL) {
+		return crawl.ExitExcluded, true
+	}
+	return 0, false
 }
 
 // filterVerdict is what MaxDepth, Include and Exclude say of c's URL at
@@ -886,7 +893,7 @@ func (s *Scheduler) releaseAll(ctx context.Context, cands []crawl.Candidate) (re
 			}
 			continue
 		}
-		if code, out := s.ruledOutNow(c); out {
+		if code, out := s.ruledOutNow(c, site); out {
 			c.State, c.LastCrawlExitCode = crawl.StateFiltered, &code
 			put, tasks = append(put, c), append(tasks, crawl.FetchTask{})
 			continue
