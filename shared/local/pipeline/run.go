@@ -566,7 +566,7 @@ func (r *runner) drive(ctx context.Context, st *stages, cfg Config, start time.T
 			if len(due) == 0 {
 				// Nothing due now: a --recrawl pass may be done, and
 				// then the next --recrawl begins another.
-				if err := r.d.DB.EndRecrawlPass(ctx); err != nil {
+				if err := r.d.DB.EndRecrawlPass(ctx, crawl.CrawlReenqueued); err != nil {
 					return 0, false, err
 				}
 			}

@@ -408,13 +408,17 @@ func (d *DB) BeginRecrawlPass(ctx context.Context, now int64, t crawl.CrawlType)
 // EndRecrawlPass ends the recrawl pass under way, if it is done: no URL
 // of an active site (or of none) is left due or queued that was last
 // crawled before the pass began, or never (a URL put off until later,
-// by a Retry-After or an unavailable robots.txt, keeps the pass open).
-// The next --recrawl then begins a new pass.
-func (d *DB) EndRecrawlPass(ctx context.Context) error {
+// by a Retry-After or an unavailable robots.txt, keeps the pass open),
+// and none that the pass made due as t is held by its site (disabled or
+// suspended during the pass: enabled again, its URLs are the pass's to
+// crawl, not a new pass's reason to crawl everything again). The next
+// --recrawl then begins a new pass.
+func (d *DB) EndRecrawlPass(ctx context.Context, t crawl.CrawlType) error {
 	if _, err := d.exec(ctx, `DELETE FROM recrawl_pass WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f
 		JOIN crawl_candidate c ON c.url_id=f.url_id
-		WHERE f.state IN ('due','queued') AND coalesce(c.last_crawl_time_unix_utc, 0) < recrawl_pass.started_unix_utc
-		AND (f.site_id IS NULL OR f.site_id NOT IN (SELECT Id FROM sites WHERE State<>1)))`); err != nil {
+		WHERE coalesce(c.last_crawl_time_unix_utc, 0) < recrawl_pass.started_unix_utc
+		AND (f.state IN ('due','queued') AND (f.site_id IS NULL OR f.site_id NOT IN (SELECT Id FROM sites WHERE State<>1))
+			OR f.state='held' AND f.crawl_type=?))`, t); err != nil {
 		return fmt.Errorf("end the recrawl pass: %w", err)
 	}
 	return nil

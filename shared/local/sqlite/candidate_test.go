@@ -453,3 +453,64 @@ func TestContinuedRecrawlPassTakesInWhatItDidNotMark(t *testing.T) {
 		}
 	}
 }
+
+// TestRecrawlPassWaitsForAHeldSite: a site disabled during a --recrawl
+// pass holds the URLs the pass made due, and the pass stays open for
+// them: enabled again, they are crawled by the pass continued, not by a
+// new pass that would crawl everything again. A site disabled before
+// the pass began keeps none open.
+func TestRecrawlPassWaitsForAHeldSite(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	sites := map[string]crawl.Site{
+		"m":      {ID: "m", State: crawl.SiteActive, Roots: []string{"http://m.example/"}},
+		"before": {ID: "before", State: crawl.SiteDisabled, Roots: []string{"http://before.example/"}},
+	}
+	for _, s := range sites {
+		if err := db.PutSite(ctx, s, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, u := range []string{"http://m.example/a", "http://m.example/b", "http://before.example/a"} {
+		putNew(t, db, crawl.Candidate{URL: u, Host: strings.Split(u, "/")[2], SiteID: strings.Split(strings.Split(u, "/")[2], ".")[0],
+			State: crawl.StateCrawled, CrawlType: crawl.CrawlFirst, LastCrawlTime: ptr(int64(100)), LastCrawlExitCode: ptr(crawl.ExitComplete)})
+	}
+	const began = 5000
+	open := func(when string, want bool) {
+		t.Helper()
+		if err := db.EndRecrawlPass(ctx, crawl.CrawlReenqueued); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM recrawl_pass`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if (n == 1) != want {
+			t.Errorf("%s: pass open %v, want %v", when, n == 1, want)
+		}
+	}
+	if _, _, err := db.BeginRecrawlPass(ctx, began, crawl.CrawlReenqueued); err != nil {
+		t.Fatal(err)
+	}
+	crawled := func(u string) {
+		c := mustGet(t, db, u)
+		c.State, c.LastCrawlTime = crawl.StateCrawled, ptr(int64(began+1))
+		if err := db.PutCandidate(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	crawled("http://m.example/a")
+	set := func(id string, st crawl.SiteState) {
+		s := sites[id]
+		s.State = st
+		if err := db.PutSite(ctx, s, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("m", crawl.SiteDisabled)
+	open("site m disabled with /b not crawled", true)
+	set("m", crawl.SiteActive)
+	open("site m enabled, /b due", true)
+	crawled("http://m.example/b")
+	open("every URL the pass made due crawled", false)
+}
