@@ -172,6 +172,7 @@ func (f *crawlFlags) config(ctx context.Context, dd *pipeline.DataDir, seeds []s
 	}
 	cfg.Policy.MaxDepth, cfg.Policy.Include, cfg.Policy.Exclude = f.maxDepth, f.include, f.exclude
 	cfg.FiltersGiven = f.filtersGiven
+	cfg.StopRecrawls = f.recrawlPeriodOn && f.recrawlPeriod == 0
 	cfg.Parse.MaxURLsFromPage, cfg.Parse.FollowNofollow = f.maxURLsFromPage, f.followNofollow
 	cfg.Parse.MaxBytesInParse = crawl.ParseRoom
 	cfg.Summarize.Tokens = f.tokens
@@ -440,6 +441,9 @@ func printSummary(w io.Writer, r pipeline.Result) {
 			time.Unix(r.NextDue, 0).Format(time.DateTime))
 	case r.StillDue:
 		fmt.Fprintln(w, "  URLs are still due (--max-pages reached, or a host's robots.txt was unavailable): run again to continue")
+	}
+	if r.RecrawlsStopped > 0 {
+		fmt.Fprintf(w, "  stopped the recrawls of %d pages (--recrawl-period 0): none is due again by its period\n", r.RecrawlsStopped)
 	}
 	if r.RecrawlPassContinued > 0 {
 		fmt.Fprintf(w, "  continued the --recrawl pass begun at %s, which a stopped run left unfinished: the URLs it had crawled were not made due again (a pass begun more than %v ago is begun again)\n",

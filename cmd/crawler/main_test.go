@@ -275,6 +275,36 @@ func TestRecrawlPeriodRemembered(t *testing.T) {
 	}
 }
 
+// TestRecrawlPeriodZeroStops: a run given --recrawl-period 0 stops the
+// recrawls an earlier period scheduled, though it crawls nothing; then
+// nothing is left to crawl.
+func TestRecrawlPeriodZeroStops(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.SetHang(0)
+	data := t.TempDir()
+	args := []string{"crawl", "--data", data, "--delay", "1ms", "--max-depth", "1"}
+	if _, stderr, code := runCLI(t, append(args, "--recrawl-period", "1h", site.URL+"/")...); code != 0 {
+		t.Fatalf("first crawl: %s", stderr)
+	}
+	due := `SELECT count(*) FROM crawl_frontier WHERE state='due'`
+	n := countRows(t, data, due)
+	if n == 0 {
+		t.Fatal("no page due again after a crawl with --recrawl-period 1h")
+	}
+	requests := len(site.Requests())
+	stdout, stderr, code := runCLI(t, append(args, "--recrawl-period", "0")...)
+	if code != 0 || !strings.Contains(stdout, fmt.Sprintf("stopped the recrawls of %d pages", n)) {
+		t.Errorf("--recrawl-period 0: exit %d, stdout %q, stderr %q; want the %d recrawls stopped", code, stdout, stderr, n)
+	}
+	if left := countRows(t, data, due); left != 0 || len(site.Requests()) != requests {
+		t.Errorf("after --recrawl-period 0: %d pages due, %d requests sent; want none", left, len(site.Requests())-requests)
+	}
+	if stdout, stderr, code := runCLI(t, "crawl", "--data", data); code != exitUsage || !strings.Contains(stderr, "nothing to crawl") {
+		t.Errorf("a crawl after the recrawls stopped: exit %d, %q %q; want nothing to crawl", code, stdout, stderr)
+	}
+}
+
 // TestFiltersOfALaterRun: a run's --exclude keeps URLs an earlier run
 // admitted from being fetched (a crawler trap stopped), and a larger
 // --max-depth admits the links a smaller one left, without the pages

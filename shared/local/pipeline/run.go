@@ -38,6 +38,11 @@ type Config struct {
 	// --max-depth picks up the links a smaller one left, without the
 	// pages that link to them being parsed again).
 	FiltersGiven bool
+	// StopRecrawls: the run was given a recrawl period of 0
+	// (--recrawl-period 0), which stops the recrawls of the URLs of no
+	// site that an earlier period made due later, not only of those the
+	// run crawls (a site's URLs follow their site's period).
+	StopRecrawls bool
 	Fetch        fetch.Config
 	Policy       schedule.Policy
 	Parse        parse.Config
@@ -75,6 +80,9 @@ type Result struct {
 	// DeadLettersAll counts every message in the dead-letter queues,
 	// this run's and earlier runs'.
 	DeadLettersAll int
+	// RecrawlsStopped counts the URLs whose recrawls StopRecrawls
+	// stopped.
+	RecrawlsStopped int
 	// RecrawlPassContinued is when the --recrawl pass the run continued
 	// began (0: the run began one, or was no --recrawl).
 	RecrawlPassContinued int64
@@ -163,7 +171,7 @@ func (d *DataDir) Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 
 	// A cancelled run still reports what it did.
-	res.StillDue, res.NextDue, res.RecrawlPassContinued = stillDue, nextDue, r.passContinued
+	res.StillDue, res.NextDue, res.RecrawlPassContinued, res.RecrawlsStopped = stillDue, nextDue, r.passContinued, r.recrawlsStopped
 	res.Crawled, res.Bytes, res.Elapsed = st.crawled.Load(), st.bytes.Load(), time.Since(start)
 	if err := d.report(context.WithoutCancel(ctx), &res, start); err != nil && runErr == nil {
 		runErr = err
@@ -288,6 +296,13 @@ func (r *runner) resume(ctx context.Context, st *stages, cfg Config, start time.
 	// still due, and the run continues it, as "run the same command
 	// again to continue" promises (seeds included: one the pass crawled
 	// already is not crawled again).
+	if cfg.StopRecrawls {
+		n, err := r.d.DB.StopRecrawls(ctx)
+		if err != nil {
+			return err
+		}
+		r.recrawlsStopped = n
+	}
 	continued := false
 	if cfg.Recrawl {
 		_, began, err := r.d.DB.BeginRecrawlPass(ctx, start.Unix(), crawl.CrawlReenqueued)
@@ -667,6 +682,8 @@ type runner struct {
 	// passContinued: when the --recrawl pass this run continued began
 	// (0: it began one, or none).
 	passContinued int64
+	// recrawlsStopped: the URLs whose recrawls Config.StopRecrawls stopped.
+	recrawlsStopped int
 }
 
 // pendingWork counts the messages waiting or in hand in every queue and

@@ -360,6 +360,21 @@ func (d *DB) MarkAllDue(ctx context.Context, now int64, t crawl.CrawlType) (int,
 	return int(n), nil
 }
 
+// StopRecrawls makes the URLs of no site that their recrawl period made
+// due (crawl type recrawl) crawled, with no period: a run given a
+// recrawl period of 0. It returns how many. A site's URLs follow their
+// site's period; a URL due for another reason (its first crawl, a
+// forced or re-enqueued one) stays due.
+func (d *DB) StopRecrawls(ctx context.Context) (int, error) {
+	res, err := d.exec(ctx, `UPDATE crawl_frontier SET state='crawled', recrawl_every=0, version=version+1
+		WHERE state='due' AND crawl_type=? AND site_id IS NULL`, crawl.CrawlRecrawl)
+	if err != nil {
+		return 0, fmt.Errorf("stop recrawls: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return int(n), nil
+}
+
 // RecrawlPassLife is how long a --recrawl pass stopped before it was
 // done is continued by the next --recrawl: one begun longer ago than
 // that is begun again.
