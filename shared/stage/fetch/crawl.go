@@ -60,9 +60,16 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	}}}
 	cr := &out.cr
 	var robotsNote string // lines of robots.txt that were ignored, said in every crawl they let through
+	// answered is when the last response was read: the crawl's time ends
+	// there, not when its body is stored (on AWS with the rest of its
+	// batch, in one WARC file) or decoded.
+	var answered time.Time
 	finish := func(code crawl.ExitCode, msg string) (outcome, error) {
 		cr.Log.ExitCode = code
-		cr.Log.TimeTakenMS = f.now().Sub(start).Milliseconds()
+		if answered.IsZero() {
+			answered = f.now()
+		}
+		cr.Log.TimeTakenMS = answered.Sub(start).Milliseconds()
 		if robotsNote != "" {
 			if msg != "" {
 				msg += "; "
@@ -161,6 +168,7 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 	// The request is over (its body read): the host is free for the next
 	// one while this response is stored and decoded.
 	done()
+	answered = f.now()
 	if res.code != crawl.ExitUnknown {
 		return finish(res.code, attempts(res.msg, len(cr.Requests)))
 	}
