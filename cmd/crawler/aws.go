@@ -106,9 +106,14 @@ func cmdEnqueue(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			ev.MaxDepth = maxDepth
 		}
 		b, _ := json.Marshal(ev)
-		// The scheduler reads it the same way: refuse here what it would dead-letter.
+		// The scheduler reads it the same way: refuse here what it would
+		// dead-letter (an ftp: URL, say, which would be sent and only
+		// found in the dead-letter queue).
 		if _, err := crawl.ParseEnqueueEvent(b); err != nil {
-			return usagef("%s: %v", u, err)
+			return usagef("%s: %v", crawl.Truncate(u, 100), err)
+		}
+		if err := checkURL(u); err != nil {
+			return err
 		}
 		bodies = append(bodies, b)
 	}

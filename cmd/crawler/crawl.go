@@ -222,6 +222,26 @@ func invalidURL(u string, err error) error {
 	return usagef("invalid URL %q: %v", u, err)
 }
 
+// checkURL refuses, as a usage error, a URL a user gives that the
+// scheduler would refuse (and dead-letter its event): one urlnorm
+// cannot normalize (no scheme, not http or https), one too long once
+// normalized, or a host name longer than DNS resolves.
+func checkURL(s string) error {
+	n, err := urlnorm.Normalize(s)
+	if err != nil {
+		return invalidURL(crawl.Truncate(s, 100), err)
+	}
+	if len(n.URL) > crawl.MaxKeptURLLength {
+		return usagef("invalid URL %q: it is %d bytes long once normalized, more than the %d a URL may have (docs/limits.md)",
+			crawl.Truncate(s, 100), len(n.URL), crawl.MaxKeptURLLength)
+	}
+	if name := crawl.HostName(n.Host); len(name) > crawl.MaxHostLength {
+		return usagef("invalid URL %q: its host name is %d bytes long, more than the %d DNS resolves (docs/limits.md)",
+			crawl.Truncate(s, 100), len(name), crawl.MaxHostLength)
+	}
+	return nil
+}
+
 // hasWork reports whether a run without URLs has anything to do in db,
 // now or later: a site, a URL due or released, a queued message, or
 // what a stopped run left unfinished (crawls recorded and not handed
@@ -294,18 +314,8 @@ func crawlCommand(ctx context.Context, name string, args []string, stdout, stder
 		return err
 	}
 	for _, s := range seeds {
-		n, err := urlnorm.Normalize(s)
-		if err != nil {
-			return invalidURL(s, err)
-		}
-		// What the scheduler would refuse, and dead-letter its event.
-		if len(n.URL) > crawl.MaxKeptURLLength {
-			return usagef("invalid URL %q: it is %d bytes long once normalized, more than the %d a URL may have (docs/limits.md)",
-				crawl.Truncate(s, 100), len(n.URL), crawl.MaxKeptURLLength)
-		}
-		if name := crawl.HostName(n.Host); len(name) > crawl.MaxHostLength {
-			return usagef("invalid URL %q: its host name is %d bytes long, more than the %d DNS resolves (docs/limits.md)",
-				crawl.Truncate(s, 100), len(name), crawl.MaxHostLength)
+		if err := checkURL(s); err != nil {
+			return err
 		}
 	}
 	log, err := f.logger(stderr)

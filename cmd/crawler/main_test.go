@@ -88,6 +88,10 @@ func TestUsageErrors(t *testing.T) {
 		{"site recrawl in seconds", []string{"site", "add", "--recrawl-period", "90s", "http://example.org/"}, "whole minutes"},
 		{"unknown site", []string{"site", "set", "--data", t.TempDir(), "--priority", "2", "nosuch"}, "no site"},
 		{"show unknown site", []string{"site", "show", "--data", t.TempDir(), "nosuch"}, "no crawl"},
+		// enqueue refuses before it sends (the queue here takes nothing).
+		{"enqueue an ftp URL", []string{"enqueue", "--queue-url", "http://127.0.0.1:1/q", "ftp://example.org/x"}, "invalid URL"},
+		{"enqueue a host without a scheme", []string{"enqueue", "--queue-url", "http://127.0.0.1:1/q", "example.org"}, "did you mean https://example.org?"},
+		{"enqueue a host name too long", []string{"enqueue", "--queue-url", "http://127.0.0.1:1/q", "http://" + strings.Repeat("a", 300) + ".example.org/"}, "more than the 253"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,6 +101,9 @@ func TestUsageErrors(t *testing.T) {
 			}
 			if !strings.Contains(stderr, tt.want) {
 				t.Errorf("stderr %q does not say %q", stderr, tt.want)
+			}
+			if strings.Contains(stderr, strings.Repeat("a", 200)) {
+				t.Errorf("stderr %q: a long URL is not echoed whole", crawl.Truncate(stderr, 300))
 			}
 		})
 	}
