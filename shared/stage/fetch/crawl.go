@@ -151,7 +151,11 @@ func (f *Fetcher) crawl(ctx context.Context, c crawl.Candidate, t crawl.FetchTas
 		if !retry {
 			break
 		}
-		f.log.InfoContext(ctx, "retrying", "url", c.URL, "attempt", attempt+1, "after", wait, "reason", res.msg)
+		reason := res.msg
+		if reason == "" && res.resp != nil {
+			reason = "HTTP " + res.resp.Status // a 429 or 503
+		}
+		f.log.InfoContext(ctx, "retrying", "url", c.URL, "attempt", attempt+1, "after", wait, "reason", reason)
 		if err := f.polite.Sleep(ctx, c.Host, wait); err != nil {
 			return out, err
 		}

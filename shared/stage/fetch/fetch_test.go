@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -1178,5 +1179,28 @@ func TestStatusOutcomes(t *testing.T) {
 				t.Errorf("HTTP %d: requests %+v, the last one %v", tt.status, cr.Requests, tt.want)
 			}
 		})
+	}
+}
+
+// TestRetryLogSaysWhy: a retry after a 429 or 503 is logged with the
+// status as its reason.
+func TestRetryLogSaysWhy(t *testing.T) {
+	var hits atomic.Int32
+	srv := noRobotsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, "<p>back</p>")
+	})
+	var logs bytes.Buffer
+	h := newHarness(t, nil, nil)
+	h.f.log = slog.New(slog.NewTextHandler(&logs, nil))
+	if cr, _ := h.crawl(t, srv.URL+"/page", nil); cr.Log.ExitCode != crawl.ExitComplete {
+		t.Fatalf("crawl: %v", cr.Log.ExitCode)
+	}
+	if !strings.Contains(logs.String(), `msg=retrying`) || !strings.Contains(logs.String(), `reason="HTTP 503 Service Unavailable"`) {
+		t.Errorf("log %q; want the retry with its reason", logs.String())
 	}
 }
