@@ -484,3 +484,27 @@ func TestSchedulerForcedEventDeliveredAgain(t *testing.T) {
 		t.Errorf("a forced event sent after the crawl released %d tasks, want 1", len(fetchQ.sent))
 	}
 }
+
+// TestSchedulerStatusOfAnUnknownURL: a status event for a URL the crawl
+// does not know is answered in the log, not dead-lettered; one for a
+// known URL logs its status.
+func TestSchedulerStatusOfAnUnknownURL(t *testing.T) {
+	h, _, _, dlq := newScheduler(t)
+	var logs strings.Builder
+	h.Log = slog.New(slog.NewTextHandler(&logs, nil))
+	ctx := context.Background()
+	raw, _ := json.Marshal(sqsEvent(`{"v":1,"url":"http://a.test/"}`, `{"v":1,"url":"http://a.test/","enqueue_type":"status"}`,
+		`{"v":1,"url":"http://b.test/nowhere","enqueue_type":"status"}`))
+	out, err := h.Handle(ctx, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp := out.(events.SQSEventResponse); len(resp.BatchItemFailures) != 0 || len(dlq.sent) != 0 {
+		t.Fatalf("failures %v, dead letters %+v; want none", resp.BatchItemFailures, dlq.sent)
+	}
+	for _, want := range []string{`url=http://b.test/nowhere status="not known to the crawl"`, `url=http://a.test/ status=`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log %q; want %q", logs.String(), want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ package scheduler
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -120,11 +121,16 @@ func (h *Scheduler) admit(ctx context.Context, body []byte, sent time.Time) erro
 		h.Metrics.Add("Admissions", emf.Count, 1, "Outcome", string(out))
 		if out == schedule.StatusAsk && h.Status != nil && statusErr == nil {
 			st, err := h.Status.Status(ctx, ev.URL)
-			if err != nil {
-				statusErr = fmt.Errorf("status of %s: %w", ev.URL, err)
-				return
+			switch {
+			case errors.Is(err, crawl.ErrNotFound):
+				// An answer, not a failure: a question about a URL the
+				// crawl does not know is no message to dead-letter.
+				h.Log.InfoContext(ctx, "url status", "url", ev.URL, "status", "not known to the crawl")
+			case err != nil:
+				statusErr = err
+			default:
+				h.Log.InfoContext(ctx, "url status", "url", ev.URL, "status", st)
 			}
-			h.Log.InfoContext(ctx, "url status", "url", ev.URL, "status", st)
 		}
 	})
 	if err != nil {
