@@ -310,9 +310,9 @@ type siteView struct {
 	RecrawlDate     string             `json:"recrawl_date,omitempty"` // seed 001: when its next periodic recrawl starts
 	Iterations      int64              `json:"iterations"`
 	CollectedURLs   int64              `json:"collected_urls"`
-	NewURLs         int64              `json:"new_urls"`
+	NewURLs         *int64             `json:"new_urls,omitempty"` // nil: not counted (a stack)
 	Resources       int64              `json:"resources"`
-	Contents        int64              `json:"contents"`
+	Contents        *int64             `json:"contents,omitempty"` // nil: not counted (a stack)
 	Errors          int64              `json:"errors"`
 	Size            int64              `json:"size"`
 	AVGSpeed        float64            `json:"avg_speed_bps"`
@@ -336,7 +336,7 @@ func viewSite(s crawl.Site) siteView {
 		Priority: s.Priority, URLType: s.URLType.String(), MaxURLs: s.MaxURLs, MaxResources: s.MaxResources,
 		MaxErrors: s.MaxErrors, MaxResourceSize: s.MaxResourceSize, MaxURLsFromPage: s.MaxURLsFromPage,
 		RequestDelayMS: s.RequestDelay, HTTPTimeoutMS: s.HTTPTimeout, RecrawlPeriodM: s.RecrawlPeriod,
-		CollectedURLs: s.CollectedURLs, NewURLs: s.NewURLs, Resources: s.Resources, Contents: s.Contents,
+		CollectedURLs: s.CollectedURLs, NewURLs: &s.NewURLs, Resources: s.Resources, Contents: &s.Contents,
 		Errors: s.Errors, Size: s.Size, AVGSpeed: s.AVGSpeed, Created: t(s.CDate), Updated: t(s.UDate), Touched: t(s.TcDate),
 		Iterations: s.Iterations}
 	if s.RecrawlPeriod > 0 && s.State == crawl.SiteActive {
@@ -399,6 +399,9 @@ func siteShow(ctx context.Context, op string, args []string, stdout, stderr io.W
 			return err
 		}
 		v := viewSite(s)
+		if *stackName != "" {
+			v.NewURLs, v.Contents = nil, nil // docs/sites.md, "On AWS"
+		}
 		if *asJSON {
 			return printJSON(stdout, v)
 		}
@@ -412,6 +415,9 @@ func siteShow(ctx context.Context, op string, args []string, stdout, stderr io.W
 	views := make([]siteView, len(sites))
 	for i, s := range sites {
 		views[i] = viewSite(s)
+		if *stackName != "" {
+			views[i].NewURLs, views[i].Contents = nil, nil
+		}
 	}
 	if *asJSON {
 		return printJSON(stdout, views)
@@ -482,8 +488,14 @@ func printSite(w io.Writer, v siteView) {
 		}
 	}
 	line("recrawls started", v.Iterations)
-	line("urls collected / new", fmt.Sprintf("%d / %d", v.CollectedURLs, v.NewURLs))
-	line("resources / contents", fmt.Sprintf("%d / %d", v.Resources, v.Contents))
+	counted := func(n *int64) string {
+		if n == nil {
+			return "not counted on AWS"
+		}
+		return fmt.Sprint(*n)
+	}
+	line("urls collected / new", fmt.Sprintf("%d / %s", v.CollectedURLs, counted(v.NewURLs)))
+	line("resources / contents", fmt.Sprintf("%d / %s", v.Resources, counted(v.Contents)))
 	line("errors", v.Errors)
 	line("size", report.HumanBytes(v.Size))
 	line("created", v.Created)

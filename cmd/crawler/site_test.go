@@ -154,3 +154,31 @@ func TestSiteFiltersOfALaterRun(t *testing.T) {
 		})
 	}
 }
+
+// TestSiteShowOfAStack: a stack's site shows the counters AWS does not
+// keep (NewURLs, Contents) as not counted, not as zeros.
+func TestSiteShowOfAStack(t *testing.T) {
+	v := viewSite(crawl.Site{ID: "docs", State: crawl.SiteActive, Roots: []string{"http://docs.example/"}, CollectedURLs: 6, Resources: 4})
+	var local strings.Builder
+	printSite(&local, v)
+	v.NewURLs, v.Contents = nil, nil
+	var onStack strings.Builder
+	printSite(&onStack, v)
+	for _, tt := range []struct {
+		out  string
+		want []string
+	}{
+		{local.String(), []string{"6 / 0", "4 / 0"}},
+		{onStack.String(), []string{"6 / not counted on AWS", "4 / not counted on AWS"}},
+	} {
+		for _, w := range tt.want {
+			if !strings.Contains(tt.out, w) {
+				t.Errorf("site show:\n%s\nwant %q", tt.out, w)
+			}
+		}
+	}
+	b, _ := json.Marshal(v)
+	if strings.Contains(string(b), "new_urls") || strings.Contains(string(b), `"contents"`) {
+		t.Errorf("site show --json of a stack: %s; want no new_urls or contents", b)
+	}
+}
