@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -180,5 +181,42 @@ func TestSiteShowOfAStack(t *testing.T) {
 	b, _ := json.Marshal(v)
 	if strings.Contains(string(b), "new_urls") || strings.Contains(string(b), `"contents"`) {
 		t.Errorf("site show --json of a stack: %s; want no new_urls or contents", b)
+	}
+}
+
+// TestSiteLimitRaised: a site's URLs recorded too-many-urls are admitted
+// by the next run after its --max-urls is raised, as far as the new
+// limit leaves room, though the pages that link to them are not fetched
+// again.
+func TestSiteLimitRaised(t *testing.T) {
+	site := testsite.New()
+	defer site.Close()
+	site.SetHang(0)
+	data := t.TempDir()
+	args := []string{"crawl", "--data", data, "--delay", "1ms"}
+	if _, stderr, code := runCLI(t, "site", "add", "--data", data, "--id", "test", "--max-urls", "5", site.URL+"/"); code != 0 {
+		t.Fatalf("site add: %s", stderr)
+	}
+	if _, stderr, code := runCLI(t, args...); code != 0 {
+		t.Fatalf("first crawl: %s", stderr)
+	}
+	collected := `SELECT CollectedURLs FROM sites WHERE Id='test'`
+	tooMany := `SELECT count(*) FROM crawl_candidate c JOIN crawl_frontier f ON f.url_id=c.url_id WHERE f.site_id='test' AND c.last_crawl_exit_code=` +
+		strconv.Itoa(int(crawl.ExitTooManyURLs))
+	if n, left := countRows(t, data, collected), countRows(t, data, tooMany); n != 5 || left < 5 {
+		t.Fatalf("after the first crawl: %d URLs collected, %d too many; want 5, and at least 5 left out", n, left)
+	}
+	if _, stderr, code := runCLI(t, "site", "set", "--data", data, "--max-urls", "10", "test"); code != 0 {
+		t.Fatalf("site set --max-urls: %s", stderr)
+	}
+	if _, stderr, code := runCLI(t, args...); code != 0 {
+		t.Fatalf("crawl after the limit was raised: %s", stderr)
+	}
+	if n := countRows(t, data, collected); n != 10 {
+		t.Errorf("after the limit was raised to 10: %d URLs collected", n)
+	}
+	notFiltered := countRows(t, data, `SELECT count(*) FROM crawl_frontier WHERE site_id='test' AND state<>'filtered'`)
+	if notFiltered != 10 {
+		t.Errorf("the site has %d URLs not filtered, want the 10 collected", notFiltered)
 	}
 }

@@ -364,20 +364,22 @@ func admitAgain(ctx context.Context, st *stages, cands []crawl.Candidate, passes
 	return admitted, nil
 }
 
-// judgeSiteFiltersAgain admits again, for each site whose filters
-// changed since it last did (crawler site set), the site's URLs recorded
-// excluded that the site's filters and the run's now let through, each
-// as the link it was found as: a filter taken off a site must not leave
-// what it kept out excluded for good (the pages that link to them answer
-// 304, and nothing finds them again). A site judged by its filters as
-// they are costs a read of a row.
+// judgeSiteFiltersAgain admits again, for each site whose filters or
+// limits (MaxURLs, MaxResources) changed since it last did (crawler site
+// set), the site's URLs recorded excluded or too-many-urls that the
+// site's filters and the run's now let through, each as the link it was
+// found as, in the order they were found, as far as the limits leave
+// room: a filter taken off a site, or a limit raised, must not leave what
+// it kept out filtered for good (the pages that link to them answer 304,
+// and nothing finds them again). A site judged by its filters and
+// limits as they are costs a read of a row.
 func (r *runner) judgeSiteFiltersAgain(ctx context.Context, st *stages) error {
 	sites, err := r.d.DB.Sites(ctx)
 	if err != nil {
 		return err
 	}
 	for _, site := range sites {
-		key := crawl.FiltersKey(site.Filters)
+		key := fmt.Sprintf("%s %d %d", crawl.FiltersKey(site.Filters), site.MaxURLs, site.MaxResources)
 		judged, err := r.d.DB.SiteFiltersJudged(ctx, site.ID)
 		if err != nil {
 			return err
@@ -385,11 +387,11 @@ func (r *runner) judgeSiteFiltersAgain(ctx context.Context, st *stages) error {
 		if judged == key {
 			continue
 		}
-		cands, err := r.d.DB.SiteExcluded(ctx, site.ID)
+		cands, err := r.d.DB.SiteRuledOut(ctx, site.ID)
 		if err != nil {
 			return err
 		}
-		admitted, err := admitAgain(ctx, st, cands, st.sched.SiteAdmits, "its site's filters")
+		admitted, err := admitAgain(ctx, st, cands, st.sched.SiteAdmits, "its site's filters and limits")
 		if err != nil {
 			return err
 		}
@@ -397,7 +399,7 @@ func (r *runner) judgeSiteFiltersAgain(ctx context.Context, st *stages) error {
 			return err
 		}
 		if admitted > 0 {
-			r.log.InfoContext(ctx, "URLs a site's earlier filters excluded, admitted by its filters now", "site", site.ID, "urls", admitted, "judged", len(cands))
+			r.log.InfoContext(ctx, "URLs a site's earlier filters or limits ruled out, admitted by them now", "site", site.ID, "urls", admitted, "judged", len(cands))
 		}
 	}
 	return nil

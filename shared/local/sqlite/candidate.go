@@ -238,11 +238,13 @@ func (d *DB) RuledOutByFilters(ctx context.Context, limit int) ([]crawl.Candidat
 		crawl.ExitTooDeep, crawl.ExitExcluded, limit)
 }
 
-// SiteExcluded returns a site's URLs that were recorded excluded (by
-// its filters, or a run's): what its changed filters may let through.
-func (d *DB) SiteExcluded(ctx context.Context, siteID string) ([]crawl.Candidate, error) {
-	return d.queryCandidates(ctx, `WHERE f.state='filtered' AND f.site_id=? AND c.last_crawl_exit_code=? ORDER BY f.url_id`,
-		siteID, crawl.ExitExcluded)
+// SiteRuledOut returns a site's URLs that were recorded excluded (by its
+// filters, or a run's) or too-many-urls (past its limits, or a page's),
+// in the order they were found: what its changed filters and limits may
+// let through.
+func (d *DB) SiteRuledOut(ctx context.Context, siteID string) ([]crawl.Candidate, error) {
+	return d.queryCandidates(ctx, `WHERE f.state='filtered' AND f.site_id=? AND c.last_crawl_exit_code IN (?,?) ORDER BY f.url_id`,
+		siteID, crawl.ExitExcluded, crawl.ExitTooManyURLs)
 }
 
 // NotHandedOn returns the recorded crawls that have no crawl summary,
