@@ -39,15 +39,7 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 		return crawl.URLStatus{}, fmt.Errorf("status of %s: %w", u, err)
 	}
 	c := read.c
-	s := crawl.URLStatus{
-		URL: c.URL, Frontier: c.State, ExitCode: c.LastCrawlExitCode, LastCrawl: c.LastCrawlTime,
-		LastContentful: c.LastContentfulCrawlTime, ETag: c.LastContentfulETag, Hops: c.Hops,
-		NRedirs: c.NRedirs, OrigURL: c.OrigURL, Parent: c.Parent, Site: c.SiteID, Status: crawl.StatusNone,
-	}
-	if c.LastCrawlExitCode != nil {
-		s.ExitName = c.LastCrawlExitCode.String()
-		s.Status = c.LastCrawlExitCode.Status()
-	}
+	s := crawl.NewURLStatus(c)
 	s.Crawls = read.crawls
 	if c.CrawlUUID != "" {
 		cr, err := d.GetCrawl(ctx, c.CrawlUUID)

@@ -17,15 +17,7 @@ func (d *DB) Status(ctx context.Context, u string) (crawl.URLStatus, error) {
 	if err != nil {
 		return crawl.URLStatus{}, err
 	}
-	s := crawl.URLStatus{
-		URL: c.URL, Frontier: c.State, ExitCode: c.LastCrawlExitCode, LastCrawl: c.LastCrawlTime,
-		LastContentful: c.LastContentfulCrawlTime, ETag: c.LastContentfulETag, Hops: c.Hops,
-		NRedirs: c.NRedirs, OrigURL: c.OrigURL, Parent: c.Parent, Site: c.SiteID, Status: crawl.StatusNone,
-	}
-	if c.LastCrawlExitCode != nil {
-		s.ExitName = c.LastCrawlExitCode.String()
-		s.Status = c.LastCrawlExitCode.Status()
-	}
+	s := crawl.NewURLStatus(c)
 	// Crawls that sent a request (crawl.ExitCode.Requested): a URL that
 	// robots.txt or a filter kept from being fetched has none.
 	rows, err := d.db.QueryContext(ctx, `SELECT l.exit_code, count(*) FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url=?

@@ -76,7 +76,7 @@ func status(t *testing.T, open Opener) {
 	ic, in := exit(crawl.ExitInvalidURL)
 	pcd, pn := exit(crawl.ExitRobotsDisallowed)
 	for _, want := range []crawl.URLStatus{
-		{URL: pending, State: "pending", Status: crawl.StatusNone, Frontier: crawl.StateDue},
+		{URL: pending, State: "pending", Status: crawl.StatusNone, Frontier: crawl.StateDue, DueAt: ptr(int64(1))},
 		{URL: complete, State: "success", Status: crawl.StatusComplete, Frontier: crawl.StateCrawled, ExitCode: cc, ExitName: cn,
 			LastCrawl: ptr(int64(100)), LastContentful: ptr(int64(100)), ETag: ptr(`"s1"`), Crawls: 1, HTTPStatus: ptr(200),
 			Generation: &crawl.GenerationView{UUID: uuidOf(complete), FirstSeen: 100, LastSeen: 100, Generations: 1,
