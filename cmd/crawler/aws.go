@@ -187,6 +187,10 @@ func cmdWait(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("wait for stack %s: %w", *stackName, err)
 	}
-	fmt.Fprintf(stdout, "settled after %s\n", time.Since(start).Round(time.Second))
+	// The queues say nothing of the URLs due later (a recrawl, a host's
+	// Retry-After, an unavailable robots.txt): the schedule releases
+	// them then, and status says when.
+	fmt.Fprintf(stdout, "settled after %s: the queues are empty (URLs due later, by a recrawl period or a host that asked to wait, are released by the schedule then; crawler status URL says when)\n",
+		time.Since(start).Round(time.Second))
 	return nil
 }
