@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
-	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
 	"github.com/serverless-crawler/crawler/shared/testkit/warcio"
 	"github.com/serverless-crawler/crawler/shared/web/warc"
 )
@@ -25,10 +24,7 @@ import (
 // leaves no file.
 func TestExportWARC(t *testing.T) {
 	bin := warcio.Bin(t)
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(0)
-	data := t.TempDir()
+	site, data := testSiteAndData(t)
 	if _, stderr, code := runCLI(t, "crawl", "--data", data, "--max-depth", "8", "--delay", "1ms", "--timeout", "2s", site.URL+"/"); code != 0 {
 		t.Fatalf("crawl exit %d: %s", code, stderr)
 	}

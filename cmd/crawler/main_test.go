@@ -40,6 +40,16 @@ func crawlerCmd(args ...string) *exec.Cmd {
 	return cmd
 }
 
+// testSiteAndData serves the test site (its slow page answering at
+// once) until the test ends, and gives a data directory of its own.
+func testSiteAndData(t *testing.T) (*testsite.Site, string) {
+	t.Helper()
+	site := testsite.New()
+	t.Cleanup(site.Close)
+	site.SetHang(0)
+	return site, t.TempDir()
+}
+
 func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var o, e bytes.Buffer
@@ -110,10 +120,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestCrawlStatusSearch(t *testing.T) {
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(0)
-	data := t.TempDir()
+	site, data := testSiteAndData(t)
 	stdout, stderr, code := runCLI(t, "crawl", "--data", data, "--max-depth", "8", "--delay", "5ms", "--timeout", "2s", site.URL+"/")
 	if code != 0 {
 		t.Fatalf("crawl exit %d: %s", code, stderr)
@@ -208,10 +215,7 @@ func TestSearchSaysWhatIsNotIndexed(t *testing.T) {
 // the scope kept in the data directory (here a loopback seed) is still
 // allowed through the address check.
 func TestRecrawlWithoutSeeds(t *testing.T) {
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(0)
-	data := t.TempDir()
+	site, data := testSiteAndData(t)
 	if _, stderr, code := runCLI(t, "crawl", "--data", data, "--delay", "1ms", "--max-depth", "1", site.URL+"/"); code != 0 {
 		t.Fatalf("crawl: %s", stderr)
 	}
@@ -229,10 +233,7 @@ func TestRecrawlWithoutSeeds(t *testing.T) {
 // is nothing at all to crawl; crawler recrawl with nothing due is no
 // mistake (cron runs it).
 func TestRunWithoutURLs(t *testing.T) {
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(0)
-	data := t.TempDir()
+	site, data := testSiteAndData(t)
 	args := []string{"--data", data, "--delay", "1ms"}
 	stdout, stderr, code := runCLI(t, append(append([]string{"crawl"}, args...), "--max-pages", "2", site.URL+"/")...)
 	if code != 0 || !strings.Contains(stdout, "URLs are still due") {
@@ -257,10 +258,7 @@ func TestRunWithoutURLs(t *testing.T) {
 // pages it finds too (crawler recrawl from cron); --recrawl-period 0
 // stops it.
 func TestRecrawlPeriodRemembered(t *testing.T) {
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(0)
-	data := t.TempDir()
+	site, data := testSiteAndData(t)
 	args := []string{"--data", data, "--delay", "1ms", "--max-depth", "2"}
 	notDue := `SELECT count(*) FROM crawl_frontier f JOIN crawl_candidate c ON c.url_id=f.url_id
 		WHERE c.last_crawl_time_unix_utc IS NOT NULL AND (f.state<>'due' OR f.recrawl_every<>3600)`
@@ -286,10 +284,7 @@ func TestRecrawlPeriodRemembered(t *testing.T) {
 // recrawls an earlier period scheduled, though it crawls nothing; then
 // nothing is left to crawl.
 func TestRecrawlPeriodZeroStops(t *testing.T) {
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(0)
-	data := t.TempDir()
+	site, data := testSiteAndData(t)
 	args := []string{"crawl", "--data", data, "--delay", "1ms", "--max-depth", "1"}
 	if _, stderr, code := runCLI(t, append(args, "--recrawl-period", "1h", site.URL+"/")...); code != 0 {
 		t.Fatalf("first crawl: %s", stderr)
@@ -317,10 +312,7 @@ func TestRecrawlPeriodZeroStops(t *testing.T) {
 // --max-depth admits the links a smaller one left, without the pages
 // that link to them being parsed again.
 func TestFiltersOfALaterRun(t *testing.T) {
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(0)
-	data := t.TempDir()
+	site, data := testSiteAndData(t)
 	args := []string{"crawl", "--data", data, "--delay", "1ms"}
 	if _, stderr, code := runCLI(t, append(args, "--max-depth", "1", "--max-pages", "2", site.URL+"/")...); code != 0 {
 		t.Fatalf("first crawl: %s", stderr)
@@ -361,10 +353,7 @@ func TestKillAndResume(t *testing.T) {
 		t.Fatalf("reference crawl: %v\n%s", err, out)
 	}
 
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(0)
-	data := t.TempDir()
+	site, data := testSiteAndData(t)
 	kills := 0
 	for _, after := range []time.Duration{700 * time.Millisecond, 500 * time.Millisecond, 900 * time.Millisecond} {
 		cmd := crawlerCmd(args(data, site.URL)...)
@@ -538,10 +527,7 @@ func crawledPaths(t *testing.T, data, prefix string) []string {
 // middle is refused by every command with exit 2 and advice, and the
 // file is not written to.
 func TestDamagedStore(t *testing.T) {
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(0)
-	data := t.TempDir()
+	site, data := testSiteAndData(t)
 	if _, stderr, code := runCLI(t, "crawl", "--data", data, "--delay", "0", "--timeout", "2s", site.URL+"/"); code != 0 {
 		t.Fatalf("crawl exit %d: %s", code, stderr)
 	}

@@ -7,17 +7,13 @@ import (
 	"testing"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
-	"github.com/serverless-crawler/crawler/shared/testkit/testsite"
 )
 
 // TestSiteCommands runs the site commands as a user would: add a site
 // with settings, read it back, disable it (a crawl then fetches
 // nothing), enable it (a crawl fetches its pages, within its filters).
 func TestSiteCommands(t *testing.T) {
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(0)
-	data := t.TempDir()
+	site, data := testSiteAndData(t)
 	crawlArgs := []string{"crawl", "--data", data, "--delay", "1ms", "--timeout", "2s"}
 
 	stdout, stderr, code := runCLI(t, "site", "add", "--data", data, "--id", "test", "--priority", "4", "--max-errors", "50",
@@ -118,10 +114,7 @@ func TestSiteFiltersOfALaterRun(t *testing.T) {
 		{"the run's filter", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			site := testsite.New()
-			defer site.Close()
-			site.SetHang(0)
-			data := t.TempDir()
+			site, data := testSiteAndData(t)
 			args := []string{"crawl", "--data", data, "--delay", "1ms"}
 			if _, stderr, code := runCLI(t, "site", "add", "--data", data, "--id", "test", site.URL+"/"); code != 0 {
 				t.Fatalf("site add: %s", stderr)
@@ -189,10 +182,7 @@ func TestSiteShowOfAStack(t *testing.T) {
 // limit leaves room, though the pages that link to them are not fetched
 // again.
 func TestSiteLimitRaised(t *testing.T) {
-	site := testsite.New()
-	defer site.Close()
-	site.SetHang(0)
-	data := t.TempDir()
+	site, data := testSiteAndData(t)
 	args := []string{"crawl", "--data", data, "--delay", "1ms"}
 	if _, stderr, code := runCLI(t, "site", "add", "--data", data, "--id", "test", "--max-urls", "5", site.URL+"/"); code != 0 {
 		t.Fatalf("site add: %s", stderr)
