@@ -102,51 +102,60 @@ func TestSiteCommands(t *testing.T) {
 }
 
 // TestSiteFiltersOfALaterRun: a filter given to a site (crawler site
-// set --exclude), or to a run, stops the site's URLs that an earlier
-// run admitted and did not crawl yet; they are no longer counted as the
-// site's collected URLs.
+// set --exclude) stops the site's URLs that an earlier run admitted and
+// did not crawl yet, and they are no longer counted as its collected
+// URLs; the filter taken off, they are crawled. A one-off run's own
+// filters leave the site's URLs to the site.
 func TestSiteFiltersOfALaterRun(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		set  bool // the filter given to the site, not the run
-	}{
-		{"the site's filter", true},
-		{"the run's filter", false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			site, data := testSiteAndData(t)
-			args := []string{"crawl", "--data", data, "--delay", "1ms"}
-			if _, stderr, code := runCLI(t, "site", "add", "--data", data, "--id", "test", site.URL+"/"); code != 0 {
-				t.Fatalf("site add: %s", stderr)
-			}
-			if _, stderr, code := runCLI(t, append(args, "--max-depth", "1", "--max-pages", "2")...); code != 0 {
-				t.Fatalf("first crawl: %s", stderr)
-			}
-			docs := `SELECT count(*) FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url LIKE '%/docs/%'`
-			before := countRows(t, data, docs)
-			if countRows(t, data, `SELECT count(*) FROM crawl_frontier f JOIN url u ON u.url_id=f.url_id WHERE u.url LIKE '%/docs/%' AND f.state='due'`) == 0 {
-				t.Fatal("no /docs/ URL left due: the site is too small for this test")
-			}
-			if tt.set {
-				if _, stderr, code := runCLI(t, "site", "set", "--data", data, "--exclude", "/docs/", "test"); code != 0 {
-					t.Fatalf("site set --exclude: %s", stderr)
-				}
-			} else {
-				args = append(args, "--exclude", "/docs/")
-			}
-			if _, stderr, code := runCLI(t, append(args, "--max-depth", "1")...); code != 0 {
-				t.Fatalf("crawl after the filter: %s", stderr)
-			}
-			if n := countRows(t, data, docs); n != before {
-				t.Errorf("%d crawls of /docs/ pages after the filter, want the %d before it", n, before)
-			}
-			collected := countRows(t, data, `SELECT CollectedURLs FROM sites WHERE Id='test'`)
-			notFiltered := countRows(t, data, `SELECT count(*) FROM crawl_frontier WHERE site_id='test' AND state<>'filtered'`)
-			if collected != notFiltered {
-				t.Errorf("the site counts %d URLs collected, and has %d not filtered", collected, notFiltered)
-			}
-		})
+	site, data := testSiteAndData(t)
+	args := []string{"crawl", "--data", data, "--delay", "1ms"}
+	if _, stderr, code := runCLI(t, "site", "add", "--data", data, "--id", "test", site.URL+"/"); code != 0 {
+		t.Fatalf("site add: %s", stderr)
 	}
+	if _, stderr, code := runCLI(t, append(args, "--max-depth", "1", "--max-pages", "2")...); code != 0 {
+		t.Fatalf("first crawl: %s", stderr)
+	}
+	docs := `SELECT count(*) FROM crawl_log l JOIN url u ON u.url_id=l.url_id WHERE u.url LIKE '%/docs/%'`
+	dueDocs := `SELECT count(*) FROM crawl_frontier f JOIN url u ON u.url_id=f.url_id WHERE u.url LIKE '%/docs/%' AND f.state='due'`
+	before, due := countRows(t, data, docs), countRows(t, data, dueDocs)
+	if due == 0 {
+		t.Fatal("no /docs/ URL left due: the site is too small for this test")
+	}
+	counted := func(when string) {
+		t.Helper()
+		collected := countRows(t, data, `SELECT CollectedURLs FROM sites WHERE Id='test'`)
+		notFiltered := countRows(t, data, `SELECT count(*) FROM crawl_frontier WHERE site_id='test' AND state<>'filtered'`)
+		if collected != notFiltered {
+			t.Errorf("%s: the site counts %d URLs collected, and has %d not filtered", when, collected, notFiltered)
+		}
+	}
+	// A one-off run that asks for the root only: the site's URLs stay due.
+	if _, stderr, code := runCLI(t, append(args, "--max-depth", "0", "--max-pages", "1")...); code != 0 {
+		t.Fatalf("a run at --max-depth 0: %s", stderr)
+	}
+	if n := countRows(t, data, dueDocs); n != due {
+		t.Errorf("%d /docs/ URLs due after a run at --max-depth 0, want the %d before it", n, due)
+	}
+	if _, stderr, code := runCLI(t, "site", "set", "--data", data, "--exclude", "/docs/", "test"); code != 0 {
+		t.Fatalf("site set --exclude: %s", stderr)
+	}
+	if _, stderr, code := runCLI(t, append(args, "--max-depth", "1")...); code != 0 {
+		t.Fatalf("crawl after the filter: %s", stderr)
+	}
+	if n := countRows(t, data, docs); n != before {
+		t.Errorf("%d crawls of /docs/ pages after the filter, want the %d before it", n, before)
+	}
+	counted("after the filter")
+	if _, stderr, code := runCLI(t, "site", "set", "--data", data, "--no-filters", "test"); code != 0 {
+		t.Fatalf("site set --no-filters: %s", stderr)
+	}
+	if _, stderr, code := runCLI(t, append(args, "--max-depth", "1")...); code != 0 {
+		t.Fatalf("crawl after the filter was taken off: %s", stderr)
+	}
+	if n := countRows(t, data, docs); n <= before {
+		t.Errorf("%d crawls of /docs/ pages after the filter was taken off, want more than %d", n, before)
+	}
+	counted("after the filter was taken off")
 }
 
 // TestSiteShowOfAStack: a stack's site shows the counters AWS does not

@@ -180,6 +180,16 @@ func putCandidate(ctx context.Context, q *wtx, c crawl.Candidate) error {
 			return fmt.Errorf("count URL of site %s: %w", c.SiteID, err)
 		}
 	}
+	if c.SiteID != "" && c.State != crawl.StateFiltered {
+		// A URL known before its site was added, claimed by it now
+		// (schedule's claim) and not filtered, is collected now: so
+		// that filtering it later uncounts only what was counted.
+		if _, err := q.ExecContext(ctx, `UPDATE sites SET CollectedURLs=CollectedURLs+1 WHERE Id=?1
+			AND EXISTS (SELECT 1 FROM crawl_frontier WHERE url_id=?2 AND version=?3 AND site_id IS NULL AND state<>'filtered')`,
+			c.SiteID, id, c.Version); err != nil {
+			return fmt.Errorf("count URL of site %s: %w", c.SiteID, err)
+		}
+	}
 	if c.SiteID != "" && c.State == crawl.StateFiltered {
 		// A collected URL of the site filtered after all (its site's
 		// filters or the run's, tightened before it was crawled) is not

@@ -514,3 +514,39 @@ func TestRecrawlPassWaitsForAHeldSite(t *testing.T) {
 	crawled("http://m.example/b")
 	open("every URL the pass made due crawled", false)
 }
+
+// TestClaimedURLCounted: a URL known before its site was added counts
+// as the site's collected URL once the site claims it, and filtered
+// after, it is uncounted: the count never goes below what is collected.
+func TestClaimedURLCounted(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t)
+	const u = "http://docs.example/old"
+	putNew(t, db, dueCandidate(u, 0, 1))
+	if err := db.PutSite(ctx, crawl.Site{ID: "docs", State: crawl.SiteActive, Roots: []string{"http://docs.example/"}}, true); err != nil {
+		t.Fatal(err)
+	}
+	collected := func() int64 {
+		s, err := db.GetSite(ctx, "docs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.CollectedURLs
+	}
+	step := func(when string, f func(*crawl.Candidate), want int64) {
+		t.Helper()
+		c := mustGet(t, db, u)
+		f(&c)
+		if err := db.PutCandidate(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		if got := collected(); got != want {
+			t.Errorf("%s: %d URLs collected, want %d", when, got, want)
+		}
+	}
+	step("claimed by the site at its release", func(c *crawl.Candidate) { c.SiteID, c.State, c.CrawlUUID = "docs", crawl.StateQueued, "c1" }, 1)
+	step("released again", func(c *crawl.Candidate) { c.CrawlUUID = "c2" }, 1)
+	step("filtered by the site's filters", func(c *crawl.Candidate) {
+		c.State, c.CrawlUUID, c.LastCrawlExitCode = crawl.StateFiltered, "", ptr(crawl.ExitExcluded)
+	}, 0)
+}

@@ -80,11 +80,12 @@ type Policy struct {
 	// before. The AWS home reads first: there a refused write costs ten
 	// times a read.
 	GuessRuledOutNew bool
-	// FiltersAtRelease judges a due URL again by MaxDepth, Include and
-	// Exclude, and a site's URL by its site's filters as they are now,
-	// when it is released, and records it filtered (too-deep, excluded)
-	// if they now rule it out: a run given --exclude, or a site given a
-	// filter, stops a crawler trap whose URLs an earlier run admitted. Only where one
+	// FiltersAtRelease judges a due URL of no site again by MaxDepth,
+	// Include and Exclude, and a site's URL by its site's filters as
+	// they are now, when it is released, and records it filtered
+	// (too-deep, excluded) if they now rule it out: a run given
+	// --exclude, or a site given a filter, stops a crawler trap whose
+	// URLs an earlier run admitted. Only where one
 	// scheduler admits and releases (the embedded home): a URL admitted
 	// and then filtered goes against what other schedulers remember of
 	// it (knownURLs).
@@ -576,22 +577,24 @@ func (s *Scheduler) admit(ctx context.Context, n urlnorm.Result, ev crawl.Enqueu
 	return decision{out: Deduped}, nil
 }
 
-// ruledOutNow reports whether the run's filters (Policy.MaxDepth,
-// Include, Exclude), or the filters of the URL's site as they are now,
-// rule out a due URL that they did not when it was admitted, and with
-// what exit code; only with Policy.FiltersAtRelease, for URLs never
-// crawled: the pages crawled keep their last outcome and their
-// recrawls, whatever one run is given. They are judged as an enqueue
-// event of the URL would be (judge); a site's URL filtered so is no
-// longer counted collected (the store's write).
+// ruledOutNow reports whether filters rule out a due URL that they did
+// not when it was admitted, and with what exit code; only with
+// Policy.FiltersAtRelease, for URLs never crawled: the pages crawled
+// keep their last outcome and their recrawls, whatever one run is
+// given. A URL of no site is judged by the run's filters
+// (Policy.MaxDepth, Include, Exclude), as an enqueue event of the URL
+// would be (judge); a site's URL by its site's filters as they are now,
+// which last as the site does (a run's would leave the site's URLs
+// filtered by a one-off run: a site's filters taken off admit them
+// again, judgeSiteFiltersAgain), and it is no longer counted collected
+// (the store's write).
 func (s *Scheduler) ruledOutNow(c crawl.Candidate, site *crawl.CompiledSite) (crawl.ExitCode, bool) {
-	if !s.policy.FiltersAtRelease || c.LastCrawlTime != nil {
+	switch {
+	case !s.policy.FiltersAtRelease || c.LastCrawlTime != nil:
 		return 0, false
-	}
-	if code, out := s.filterVerdict(c); out {
-		return code, true
-	}
-	if site != nil && site.ID == c.SiteID && !site.Admits(c.URL) {
+	case c.SiteID == "":
+		return s.filterVerdict(c)
+	case site != nil && site.ID == c.SiteID && !site.Admits(c.URL):
 		return crawl.ExitExcluded, true
 	}
 	return 0, false
