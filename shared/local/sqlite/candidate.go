@@ -410,11 +410,12 @@ func (d *DB) BeginRecrawlPass(ctx context.Context, now int64, t crawl.CrawlType)
 		// Last crawled before the pass began, and crawled, or due as
 		// another type than the pass's: a URL the pass did not mark
 		// (MarkAllDue made every crawled URL it marked due as t; a put
-		// off keeps the type; a crawl since is at or after began).
+		// off keeps the type; a crawl since is at or after began). A
+		// forced crawl stays forced.
 		res, err := d.exec(ctx, `UPDATE crawl_frontier SET state='due', due_unix_utc=?1, crawl_type=?2, version=version+1
-			WHERE (state='crawled' OR state='due' AND crawl_type<>?2)
+			WHERE (state='crawled' OR state='due' AND crawl_type NOT IN (?2, ?4))
 			AND (SELECT c.last_crawl_time_unix_utc FROM crawl_candidate c WHERE c.url_id=crawl_frontier.url_id) < ?3
-			AND (site_id IS NULL OR site_id NOT IN (SELECT Id FROM sites WHERE State<>1))`, now, t, began.Int64)
+			AND (site_id IS NULL OR site_id NOT IN (SELECT Id FROM sites WHERE State<>1))`, now, t, began.Int64, crawl.CrawlForced)
 		if err != nil {
 			return 0, 0, fmt.Errorf("continue the recrawl pass begun at %d: %w", began.Int64, err)
 		}
@@ -436,16 +437,18 @@ func (d *DB) BeginRecrawlPass(ctx context.Context, now int64, t crawl.CrawlType)
 // of an active site (or of none) is left due or queued that was last
 // crawled before the pass began, or never (a URL put off until later,
 // by a Retry-After or an unavailable robots.txt, keeps the pass open),
-// and none that the pass made due as t is held by its site (disabled or
-// suspended during the pass: enabled again, its URLs are the pass's to
-// crawl, not a new pass's reason to crawl everything again). The next
+// and none that the pass made due as t is held by a site disabled or
+// suspended during the pass (changed since it began: enabled again, its
+// URLs are the pass's to crawl, not a new pass's reason to crawl
+// everything again; a site held since before does not keep every later
+// pass open). The next
 // --recrawl then begins a new pass.
 func (d *DB) EndRecrawlPass(ctx context.Context, t crawl.CrawlType) error {
 	if _, err := d.exec(ctx, `DELETE FROM recrawl_pass WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f
 		JOIN crawl_candidate c ON c.url_id=f.url_id
 		WHERE coalesce(c.last_crawl_time_unix_utc, 0) < recrawl_pass.started_unix_utc
 		AND (f.state IN ('due','queued') AND (f.site_id IS NULL OR f.site_id NOT IN (SELECT Id FROM sites WHERE State<>1))
-			OR f.state='held' AND f.crawl_type=?))`, t); err != nil {
+			OR f.state='held' AND f.crawl_type=? AND f.site_id IN (SELECT Id FROM sites WHERE UDate >= recrawl_pass.started_unix_utc)))`, t); err != nil {
 		return fmt.Errorf("end the recrawl pass: %w", err)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
 	"github.com/serverless-crawler/crawler/shared/local/sqlite"
@@ -428,8 +429,10 @@ func TestContinuedRecrawlPassTakesInWhatItDidNotMark(t *testing.T) {
 	if err := db.PutCandidate(ctx, c); err != nil {
 		t.Fatal(err)
 	}
+	// Forced meanwhile (crawler enqueue --enqueue-type forced): it stays so.
+	crawled("http://example.com/forced", "", crawl.StateDue, began+1, crawl.CrawlForced)
 	before := map[string]crawl.Candidate{}
-	for _, u := range []string{"http://example.com/crawled-again", "http://example.com/put-off"} {
+	for _, u := range []string{"http://example.com/crawled-again", "http://example.com/put-off", "http://example.com/forced"} {
 		before[u] = mustGet(t, db, u)
 	}
 	for _, s := range sites {
@@ -500,19 +503,34 @@ func TestRecrawlPassWaitsForAHeldSite(t *testing.T) {
 		}
 	}
 	crawled("http://m.example/a")
-	set := func(id string, st crawl.SiteState) {
+	set := func(id string, st crawl.SiteState, at int64) {
 		s := sites[id]
-		s.State = st
+		s.State, s.UDate = st, at
 		if err := db.PutSite(ctx, s, false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	set("m", crawl.SiteDisabled)
+	set("m", crawl.SiteDisabled, began+2)
 	open("site m disabled with /b not crawled", true)
-	set("m", crawl.SiteActive)
+	set("m", crawl.SiteActive, began+3)
 	open("site m enabled, /b due", true)
 	crawled("http://m.example/b")
 	open("every URL the pass made due crawled", false)
+
+	// Disabled during this pass and left so: the next pass, begun
+	// later, ends without its URLs.
+	const next = began + 100
+	if _, _, err := db.BeginRecrawlPass(ctx, next, crawl.CrawlReenqueued); err != nil {
+		t.Fatal(err)
+	}
+	set("m", crawl.SiteDisabled, next+1)
+	if err := db.EndRecrawlPass(ctx, crawl.CrawlReenqueued); err != nil {
+		t.Fatal(err)
+	}
+	if _, cont, err := db.BeginRecrawlPass(ctx, next+2*int64(sqlite.RecrawlPassLife/time.Second), crawl.CrawlReenqueued); err != nil || cont != 0 {
+		t.Fatalf("a pass begun two days later: continued %d, %v; want a new one", cont, err)
+	}
+	open("a later pass, site m disabled since the pass before", false)
 }
 
 // TestClaimedURLCounted: a URL known before its site was added counts
