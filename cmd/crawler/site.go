@@ -321,7 +321,10 @@ type siteView struct {
 	Touched         string             `json:"touched,omitempty"`
 }
 
-func viewSite(s crawl.Site) siteView {
+// viewSite is a site as show and list print it; onStack, the counters a
+// stack does not keep (NewURLs, Contents: docs/sites.md, "On AWS") are
+// left out, not shown as zeros.
+func viewSite(s crawl.Site, onStack bool) siteView {
 	t := func(u int64) string {
 		if u == 0 {
 			return ""
@@ -339,6 +342,9 @@ func viewSite(s crawl.Site) siteView {
 		CollectedURLs: s.CollectedURLs, NewURLs: &s.NewURLs, Resources: s.Resources, Contents: &s.Contents,
 		Errors: s.Errors, Size: s.Size, AVGSpeed: s.AVGSpeed, Created: t(s.CDate), Updated: t(s.UDate), Touched: t(s.TcDate),
 		Iterations: s.Iterations}
+	if onStack {
+		v.NewURLs, v.Contents = nil, nil
+	}
 	if s.RecrawlPeriod > 0 && s.State == crawl.SiteActive {
 		// Set a period on by each periodic recrawl; before the first, a
 		// period after the site was added (as StartSiteRecrawls reads it).
@@ -398,10 +404,7 @@ func siteShow(ctx context.Context, op string, args []string, stdout, stderr io.W
 		if err != nil {
 			return err
 		}
-		v := viewSite(s)
-		if *stackName != "" {
-			v.NewURLs, v.Contents = nil, nil // docs/sites.md, "On AWS"
-		}
+		v := viewSite(s, *stackName != "")
 		if *asJSON {
 			return printJSON(stdout, v)
 		}
@@ -414,10 +417,7 @@ func siteShow(ctx context.Context, op string, args []string, stdout, stderr io.W
 	}
 	views := make([]siteView, len(sites))
 	for i, s := range sites {
-		views[i] = viewSite(s)
-		if *stackName != "" {
-			views[i].NewURLs, views[i].Contents = nil, nil
-		}
+		views[i] = viewSite(s, *stackName != "")
 	}
 	if *asJSON {
 		return printJSON(stdout, views)

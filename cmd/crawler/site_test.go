@@ -161,10 +161,10 @@ func TestSiteFiltersOfALaterRun(t *testing.T) {
 // TestSiteShowOfAStack: a stack's site shows the counters AWS does not
 // keep (NewURLs, Contents) as not counted, not as zeros.
 func TestSiteShowOfAStack(t *testing.T) {
-	v := viewSite(crawl.Site{ID: "docs", State: crawl.SiteActive, Roots: []string{"http://docs.example/"}, CollectedURLs: 6, Resources: 4})
+	s := crawl.Site{ID: "docs", State: crawl.SiteActive, Roots: []string{"http://docs.example/"}, CollectedURLs: 6, Resources: 4}
 	var local strings.Builder
-	printSite(&local, v)
-	v.NewURLs, v.Contents = nil, nil
+	printSite(&local, viewSite(s, false))
+	v := viewSite(s, true)
 	var onStack strings.Builder
 	printSite(&onStack, v)
 	for _, tt := range []struct {
@@ -217,5 +217,29 @@ func TestSiteLimitRaised(t *testing.T) {
 	notFiltered := countRows(t, data, `SELECT count(*) FROM crawl_frontier WHERE site_id='test' AND state<>'filtered'`)
 	if notFiltered != 10 {
 		t.Errorf("the site has %d URLs not filtered, want the 10 collected", notFiltered)
+	}
+}
+
+// TestSiteFilterChangeKeepsPageCap: a change to a site's filters judges
+// again what they excluded, not the links left out past a page's
+// max_urls_from_page (recorded too-many-urls as well).
+func TestSiteFilterChangeKeepsPageCap(t *testing.T) {
+	site, data := testSiteAndData(t)
+	if _, stderr, code := runCLI(t, "site", "add", "--data", data, "--id", "test", "--max-urls-from-page", "2", site.URL+"/"); code != 0 {
+		t.Fatalf("site add: %s", stderr)
+	}
+	if _, stderr, code := runCLI(t, "crawl", "--data", data, "--delay", "1ms"); code != 0 {
+		t.Fatalf("first crawl: %s", stderr)
+	}
+	crawls := `SELECT count(*) FROM crawl_log`
+	before := countRows(t, data, crawls)
+	if _, stderr, code := runCLI(t, "site", "set", "--data", data, "--exclude", "/nothing-here/", "test"); code != 0 {
+		t.Fatalf("site set --exclude: %s", stderr)
+	}
+	if _, stderr, code := runCLI(t, "crawl", "--data", data, "--delay", "1ms"); code != 0 {
+		t.Fatalf("crawl after the filter: %s", stderr)
+	}
+	if n := countRows(t, data, crawls); n != before {
+		t.Errorf("%d crawls after a filter that excludes nothing, want the %d before it", n, before)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -379,7 +380,8 @@ func (r *runner) judgeSiteFiltersAgain(ctx context.Context, st *stages) error {
 		return err
 	}
 	for _, site := range sites {
-		key := fmt.Sprintf("%s %d %d", crawl.FiltersKey(site.Filters), site.MaxURLs, site.MaxResources)
+		filters, limits := crawl.FiltersKey(site.Filters), fmt.Sprintf("%d %d", site.MaxURLs, site.MaxResources)
+		key := filters + " " + limits
 		judged, err := r.d.DB.SiteFiltersJudged(ctx, site.ID)
 		if err != nil {
 			return err
@@ -387,7 +389,18 @@ func (r *runner) judgeSiteFiltersAgain(ctx context.Context, st *stages) error {
 		if judged == key {
 			continue
 		}
-		cands, err := r.d.DB.SiteRuledOut(ctx, site.ID)
+		// The URLs recorded too-many-urls only when the limits changed:
+		// a link past its page's max_urls_from_page is one too, and a
+		// changed filter must not admit it. (A key without limits, from
+		// a version that kept none, changed none.)
+		judgedFilters, judgedLimits, hasLimits := strings.Cut(judged, " ")
+		if judgedFilters == filters && (!hasLimits || judgedLimits == limits) {
+			if err := r.d.DB.SiteJudged(ctx, site.ID, key, time.Now().Unix()); err != nil {
+				return err
+			}
+			continue
+		}
+		cands, err := r.d.DB.SiteRuledOut(ctx, site.ID, hasLimits && judgedLimits != limits)
 		if err != nil {
 			return err
 		}

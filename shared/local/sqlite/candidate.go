@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/serverless-crawler/crawler/shared/crawl"
@@ -249,12 +250,16 @@ func (d *DB) RuledOutByFilters(ctx context.Context, limit int) ([]crawl.Candidat
 }
 
 // SiteRuledOut returns a site's URLs that were recorded excluded (by its
-// filters, or a run's) or too-many-urls (past its limits, or a page's),
-// in the order they were found: what its changed filters and limits may
-// let through.
-func (d *DB) SiteRuledOut(ctx context.Context, siteID string) ([]crawl.Candidate, error) {
-	return d.queryCandidates(ctx, `WHERE f.state='filtered' AND f.site_id=? AND c.last_crawl_exit_code IN (?,?) ORDER BY f.url_id`,
-		siteID, crawl.ExitExcluded, crawl.ExitTooManyURLs)
+// filters, or a run's), and with tooMany those recorded too-many-urls
+// (past its limits, or a page's), in the order they were found: what
+// its changed filters, or limits, may let through.
+func (d *DB) SiteRuledOut(ctx context.Context, siteID string, tooMany bool) ([]crawl.Candidate, error) {
+	codes := []any{crawl.ExitExcluded}
+	if tooMany {
+		codes = append(codes, crawl.ExitTooManyURLs)
+	}
+	return d.queryCandidates(ctx, `WHERE f.state='filtered' AND f.site_id=? AND c.last_crawl_exit_code IN (?`+strings.Repeat(",?", len(codes)-1)+`) ORDER BY f.url_id`,
+		append([]any{siteID}, codes...)...)
 }
 
 // NotHandedOn returns the recorded crawls that have no crawl summary,
