@@ -173,32 +173,18 @@ func putCandidate(ctx context.Context, q *wtx, c crawl.Candidate) error {
 		}
 		return nil
 	}
-	if c.SiteID != "" && (c.State == crawl.StateDue || c.State == crawl.StateHeld) {
-		// A filtered URL admitted after all (found closer to a seed, or
-		// filters changed) is collected now.
-		if _, err := q.ExecContext(ctx, `UPDATE sites SET CollectedURLs=CollectedURLs+1 WHERE Id=?
-			AND (SELECT state FROM crawl_frontier WHERE url_id=? AND version=?)='filtered'`, c.SiteID, id, c.Version); err != nil {
+	if c.SiteID != "" {
+		// The site's count of collected URLs (its URLs not filtered out)
+		// moves by what this write changes, in the same write: a
+		// filtered URL admitted after all (found closer to a seed, or
+		// filters changed), a URL known before its site was added and
+		// claimed by it now (schedule's claim), one its site's filters,
+		// tightened, rule out before it was crawled.
+		counts := c.State != crawl.StateFiltered
+		if _, err := q.ExecContext(ctx, `UPDATE sites SET CollectedURLs=CollectedURLs+(CASE WHEN ?4 THEN 1 ELSE -1 END) WHERE Id=?1
+			AND EXISTS (SELECT 1 FROM crawl_frontier WHERE url_id=?2 AND version=?3
+				AND (coalesce(site_id,'')=?1 AND state<>'filtered')<>?4)`, c.SiteID, id, c.Version, counts); err != nil {
 			return fmt.Errorf("count URL of site %s: %w", c.SiteID, err)
-		}
-	}
-	if c.SiteID != "" && c.State != crawl.StateFiltered {
-		// A URL known before its site was added, claimed by it now
-		// (schedule's claim) and not filtered, is collected now: so
-		// that filtering it later uncounts only what was counted.
-		if _, err := q.ExecContext(ctx, `UPDATE sites SET CollectedURLs=CollectedURLs+1 WHERE Id=?1
-			AND EXISTS (SELECT 1 FROM crawl_frontier WHERE url_id=?2 AND version=?3 AND site_id IS NULL AND state<>'filtered')`,
-			c.SiteID, id, c.Version); err != nil {
-			return fmt.Errorf("count URL of site %s: %w", c.SiteID, err)
-		}
-	}
-	if c.SiteID != "" && c.State == crawl.StateFiltered {
-		// A collected URL of the site filtered after all (its site's
-		// filters or the run's, tightened before it was crawled) is not
-		// collected any more.
-		if _, err := q.ExecContext(ctx, `UPDATE sites SET CollectedURLs=CollectedURLs-1 WHERE Id=?1
-			AND EXISTS (SELECT 1 FROM crawl_frontier WHERE url_id=?2 AND version=?3 AND site_id=?1 AND state<>'filtered')`,
-			c.SiteID, id, c.Version); err != nil {
-			return fmt.Errorf("uncount URL of site %s: %w", c.SiteID, err)
 		}
 	}
 	res, err := q.ExecContext(ctx, `UPDATE crawl_frontier SET host=?, state=?, hops=?, priority=?, due_unix_utc=?,
@@ -446,8 +432,7 @@ func (d *DB) BeginRecrawlPass(ctx context.Context, now int64, t crawl.CrawlType)
 // suspended during the pass (changed since it began: enabled again, its
 // URLs are the pass's to crawl, not a new pass's reason to crawl
 // everything again; a site held since before does not keep every later
-// pass open). The next
-// --recrawl then begins a new pass.
+// pass open). The next --recrawl then begins a new pass.
 func (d *DB) EndRecrawlPass(ctx context.Context, t crawl.CrawlType) error {
 	if _, err := d.exec(ctx, `DELETE FROM recrawl_pass WHERE NOT EXISTS (SELECT 1 FROM crawl_frontier f
 		JOIN crawl_candidate c ON c.url_id=f.url_id

@@ -85,10 +85,9 @@ type Policy struct {
 	// they are now, when it is released, and records it filtered
 	// (too-deep, excluded) if they now rule it out: a run given
 	// --exclude, or a site given a filter, stops a crawler trap whose
-	// URLs an earlier run admitted. Only where one
-	// scheduler admits and releases (the embedded home): a URL admitted
-	// and then filtered goes against what other schedulers remember of
-	// it (knownURLs).
+	// URLs an earlier run admitted. Only where one scheduler admits and
+	// releases (the embedded home): a URL admitted and then filtered
+	// goes against what other schedulers remember of it (knownURLs).
 	FiltersAtRelease bool
 	// Room, if set, bounds how many tasks of one host are released ahead
 	// of its fetches: a candidate of a host without room stays due (or
