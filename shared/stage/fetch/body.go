@@ -51,10 +51,10 @@ func (n netReader) Read(p []byte) (int, error) {
 // servers name one.
 const MaxCodings = 5
 
-// decoded returns the response's body decoded per Content-Encoding.
-func decoded(resp *http.Response) (io.Reader, error) {
-	var r io.Reader = netReader{resp.Body}
-	encs := encodings(resp.Header.Get("Content-Encoding"))
+// decode returns r undone by encs, outermost first (encodings), which
+// a page's body and a robots.txt both use; more than MaxCodings are
+// refused before any decoder is set up.
+func decode(r io.Reader, encs []string) (io.Reader, error) {
 	if len(encs) > MaxCodings {
 		return nil, fmt.Errorf("Content-Encoding names more than the %d codings the fetcher undoes", MaxCodings)
 	}
@@ -71,12 +71,13 @@ func decoded(resp *http.Response) (io.Reader, error) {
 // readBody reads a response body, decoded per Content-Encoding, while
 // streaming: it stops as soon as the decoded body passes max.
 func readBody(resp *http.Response, max int64) ([]byte, error) {
-	r, err := decoded(resp)
+	encs := encodings(resp.Header.Get("Content-Encoding"))
+	r, err := decode(netReader{resp.Body}, encs)
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if n := resp.ContentLength; n > 0 && n <= max && len(encodings(resp.Header.Get("Content-Encoding"))) == 0 {
+	if n := resp.ContentLength; n > 0 && n <= max && len(encs) == 0 {
 		// The buffer sized at once: grown by doubling, a body would
 		// briefly hold up to three times its size. Room past the
 		// declared length lets the read see its end without growing.
@@ -120,14 +121,8 @@ func readRobots(resp *http.Response) ([]byte, error) {
 		return nil, err
 	}
 	body := raw
-	if encs := encodings(resp.Header.Get("Content-Encoding")); len(encs) > 0 && len(encs) <= MaxCodings && len(raw) > 0 {
-		var r io.Reader = bytes.NewReader(raw)
-		for _, enc := range encs {
-			if r, err = decoder(enc, r); err != nil {
-				break
-			}
-		}
-		if err == nil {
+	if encs := encodings(resp.Header.Get("Content-Encoding")); len(encs) > 0 && len(raw) > 0 {
+		if r, err := decode(bytes.NewReader(raw), encs); err == nil {
 			dec, err := io.ReadAll(io.LimitReader(r, robots.MaxSize+1))
 			if err != nil && len(dec) <= robots.MaxSize {
 				return nil, fmt.Errorf("decoding %s robots.txt: %w", resp.Header.Get("Content-Encoding"), err)
